@@ -1,0 +1,69 @@
+//! Command-line interface: `run`, `mutants`, `eval`. Each command turns flags into engine
+//! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
+
+mod eval_cmd;
+mod mutants_cmd;
+mod progress;
+mod run_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "evootter",
+    version,
+    about = "Generate, evolve and inspect bug reproduction tests for Python repositories (EvoOtter)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evolve a population of candidate tests down to one bug reproduction test.
+    Run(Box<run_cmd::RunArgs>),
+    /// List the rule-based mutants of the focal functions (paper Table I).
+    Mutants(mutants_cmd::MutantsArgs),
+    /// Check whether a test is fail-to-pass against a golden patch.
+    Eval(eval_cmd::EvalArgs),
+}
+
+/// Exit code for "the command worked and the answer is no" (eval: not F2P).
+pub const EXIT_NOT_F2P: u8 = 3;
+/// Exit code after Ctrl-C or SIGTERM (the session is saved).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async {
+        match cli.command {
+            Command::Run(a) => run_cmd::run(*a).await,
+            Command::Mutants(a) => mutants_cmd::run(a),
+            Command::Eval(a) => eval_cmd::run(a).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Default parallelism: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}

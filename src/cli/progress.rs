@@ -1,0 +1,129 @@
+//! Headless progress display: one line per step and generation, and a live counter of
+//! executions and kills (redrawn in place on a terminal, every 10% otherwise).
+
+use evootter::engine::{Event, Phase};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+pub struct Progress {
+    tty: bool,
+    events: Option<std::fs::File>,
+    live: bool,
+}
+
+impl Progress {
+    pub fn new(events: Option<PathBuf>) -> anyhow::Result<Self> {
+        let events = events
+            .map(|p| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&p)
+                    .map_err(|e| anyhow::anyhow!("cannot open events file {}: {e}", p.display()))
+            })
+            .transpose()?;
+        Ok(Self {
+            tty: std::io::stderr().is_terminal(),
+            events,
+            live: false,
+        })
+    }
+
+    fn line(&mut self, s: String) {
+        let mut err = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(err, "\r\x1b[2K");
+            self.live = false;
+        }
+        let _ = writeln!(err, "{s}");
+    }
+
+    fn live(&mut self, s: String) {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{s}");
+        let _ = err.flush();
+        self.live = true;
+    }
+
+    pub async fn consume(mut self, mut rx: UnboundedReceiver<Event>) {
+        while let Some(e) = rx.recv().await {
+            if let Some(f) = &mut self.events
+                && let Ok(j) = serde_json::to_string(&e)
+            {
+                let _ = writeln!(f, "{j}");
+            }
+            self.show(e);
+        }
+        if self.live {
+            self.line(String::new());
+        }
+    }
+
+    fn show(&mut self, e: Event) {
+        match e {
+            Event::StepStarted { phase } => {
+                if matches!(phase, Phase::Mutate | Phase::Evaluate) {
+                    self.line(format!("== {phase}"));
+                }
+            }
+            Event::MutantsReady {
+                count,
+                requested,
+                exhausted,
+                kinds,
+            } => {
+                let mix: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                self.line(format!(
+                    "   {count}/{requested} mutants{}: {}",
+                    if exhausted { " (pool exhausted)" } else { "" },
+                    mix.join(", ")
+                ));
+            }
+            Event::GenerationStarted {
+                generation,
+                tests,
+                mutants,
+                executions,
+                cached,
+            } => self.line(format!(
+                "== generation {generation}: {tests} tests x {mutants} mutants, {executions} executions ({cached} cached)"
+            )),
+            Event::ExecutionDone {
+                generation,
+                done,
+                total,
+                kills,
+                ..
+            } => {
+                let label = generation.map_or("evaluate".to_string(), |g| format!("gen {g}"));
+                let s = format!("   [{label}] executions {done}/{total}, kills so far {kills}");
+                if self.tty {
+                    self.live(s);
+                } else if total > 0 && (done * 10 / total != (done - 1) * 10 / total || done == total) {
+                    self.line(s);
+                }
+            }
+            Event::Selected {
+                generation,
+                selected,
+                selected_by,
+                fitness_decided,
+            } => self.line(format!(
+                "   generation {generation}: kept {} (by {selected_by}{})",
+                selected.join(", "),
+                if fitness_decided { "" } else { ", fitness tied at the cut" }
+            )),
+            Event::Evaluated { test, f2p } => self.line(format!(
+                "   {test}: c_old {:?}, with golden patch {:?} -> F2P {}",
+                f2p.old,
+                f2p.new,
+                if f2p.f2p { "yes" } else { "no" }
+            )),
+            Event::Finished { final_test } => {
+                self.line(format!("== done: final test {}", final_test.unwrap_or_default()))
+            }
+            Event::Note { message } => self.line(format!("note: {message}")),
+        }
+    }
+}

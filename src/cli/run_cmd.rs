@@ -1,0 +1,311 @@
+//! `evootter run`: a headless run (new or resumed) with a progress display.
+
+use super::progress::Progress;
+use anyhow::{Context, bail};
+use clap::Args;
+use evootter::engine::setup::{self, SetupError};
+use evootter::engine::{
+    CrossoverStrategy, Engine, FitnessRule, Inputs, RunConfig, SelectionStrategy, SessionDoc,
+    report,
+};
+use evootter::exec::{self, Executor};
+use evootter::instance::Instance;
+use evootter::python::FocalFunction;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Resume a saved session (its directory or its session.json); other flags are ignored.
+    #[arg(long, value_name = "SESSION")]
+    resume: Option<PathBuf>,
+    /// An instance directory with instance.toml (e.g. examples/NAME); flags override it.
+    #[arg(long)]
+    instance: Option<PathBuf>,
+    /// The repository at the buggy commit (c_old). Never modified.
+    #[arg(long)]
+    repo: Option<PathBuf>,
+    /// The issue description (Markdown or text).
+    #[arg(long)]
+    issue: Option<PathBuf>,
+    /// Focal function FILE::QUALNAME (repeatable): where the mutants are made.
+    #[arg(long = "focal")]
+    focal: Vec<FocalFunction>,
+    /// Directory of candidate test modules (*.py), the initial population.
+    #[arg(long)]
+    initial_tests: Option<PathBuf>,
+    /// n: take the first N candidates in name order.
+    #[arg(long)]
+    tests: Option<usize>,
+    /// m: size of the mutant pool.
+    #[arg(long)]
+    mutants: Option<usize>,
+    /// mutation | random | otter
+    #[arg(long, default_value = "mutation")]
+    selection: SelectionStrategy,
+    /// brt (tests passing on c_old rank last) | paper (kills only, as published)
+    #[arg(long, default_value = "brt")]
+    fitness: FitnessRule,
+    /// Do not use rescues as the first tie-break after fitness.
+    #[arg(long)]
+    no_rescue_tiebreak: bool,
+    /// none (the LLM crossover comes with the LLM steps)
+    #[arg(long, default_value = "none")]
+    crossover: CrossoverStrategy,
+    /// Interpreter with pytest (default: python3 if it has pytest, else a managed venv).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Repo-relative directory put on PYTHONPATH (repeatable; default: the root, plus src/).
+    #[arg(long = "pythonpath")]
+    pythonpath: Vec<String>,
+    /// Repo-relative directory the candidate tests are placed in (default: tests/ if present).
+    #[arg(long)]
+    test_dir: Option<String>,
+    /// Executions in parallel (default: number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Cap on one execution, in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The fix, used only after the run to evaluate the final test.
+    #[arg(long)]
+    golden_patch: Option<PathBuf>,
+    /// Output directory: final test, report.json, session.json, final.patch.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Overwrite a session already in --out.
+    #[arg(long)]
+    force: bool,
+    /// Also write every engine event as a JSON line to this file.
+    #[arg(long)]
+    events: Option<PathBuf>,
+}
+
+pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let (doc, session_path) = match &a.resume {
+        Some(p) => resume_doc(p)?,
+        None => new_doc(&a)?,
+    };
+    let out_dir = session_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let executor = exec::LocalExecutor::new(exec::LocalConfig {
+        repo: doc.inputs.repo.clone(),
+        python: PathBuf::from(&doc.config.python),
+        pythonpath: doc.config.pythonpath.clone(),
+        jobs: doc.config.jobs,
+    })
+    .context("preparing the working copies")?;
+    let executor: Arc<dyn Executor> = Arc::new(executor);
+    eprintln!(
+        "evootter {}: {} -> {}  [{}]",
+        if a.resume.is_some() { "resume" } else { "run" },
+        doc.inputs.repo.display(),
+        out_dir.display(),
+        executor.describe()
+    );
+    for note in &doc.notes {
+        eprintln!("note: {note}");
+    }
+
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let printer = tokio::spawn(Progress::new(a.events.clone())?.consume(rx));
+    let mut engine = Engine::new(doc, session_path.clone(), executor, Some(tx));
+    engine.save()?;
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let outcome = loop {
+        if engine.is_done() {
+            break Ok(());
+        }
+        let step = tokio::select! {
+            r = engine.step() => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+            _ = term.recv() => None,
+        };
+        match step {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => break Err(e),
+            None => {
+                exec::kill_all_running();
+                engine.save()?;
+                report::write_outputs(&engine.doc, &out_dir)?;
+                drop(engine);
+                let _ = printer.await;
+                eprintln!(
+                    "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {}",
+                    session_path.display()
+                );
+                return Ok(ExitCode::from(super::EXIT_INTERRUPTED));
+            }
+        }
+    };
+    let written = report::write_outputs(&engine.doc, &out_dir)?;
+    let doc = engine.doc.clone();
+    drop(engine);
+    let _ = printer.await;
+    if let Err(e) = outcome {
+        bail!(
+            "{e}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
+            session_path.display()
+        );
+    }
+    summarize(&doc, written.as_deref(), &out_dir);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
+    let Some(t) = &doc.final_test else {
+        println!("no final test (the population was empty)");
+        return;
+    };
+    let c = &doc.tests[t];
+    println!(
+        "final test: {} ({t})",
+        final_path.map_or(c.name.clone(), |p| p.display().to_string())
+    );
+    if let Some(f) = doc.evaluation.get(t) {
+        println!(
+            "F2P against the golden patch: {} (c_old: {:?}, fixed: {:?})",
+            if f.f2p { "yes" } else { "no" },
+            f.old,
+            f.new
+        );
+    }
+    println!(
+        "report: {}  patch: {}",
+        out.join("report.json").display(),
+        out.join("final.patch").display()
+    );
+}
+
+fn resume_doc(p: &Path) -> anyhow::Result<(SessionDoc, PathBuf)> {
+    let path = if p.is_dir() {
+        p.join("session.json")
+    } else {
+        p.to_path_buf()
+    };
+    let doc = SessionDoc::load(&path)?;
+    anyhow::ensure!(
+        doc.inputs.repo.is_dir(),
+        "the session's repository {} is gone; it is needed to resume",
+        doc.inputs.repo.display()
+    );
+    Ok((doc, path))
+}
+
+fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
+    let inst = a.instance.as_deref().map(Instance::load).transpose()?;
+    let need = |flag: &str| {
+        anyhow::anyhow!("missing --{flag} (or --instance DIR whose instance.toml gives it)")
+    };
+    let repo = a
+        .repo
+        .clone()
+        .or_else(|| inst.as_ref().map(|i| i.repo.clone()))
+        .ok_or_else(|| need("repo"))?;
+    if !repo.is_dir() {
+        return Err(SetupError::NoRepo(repo).into());
+    }
+    let issue_path = a
+        .issue
+        .clone()
+        .or_else(|| inst.as_ref().map(|i| i.issue.clone()))
+        .ok_or_else(|| need("issue"))?;
+    let issue_text = std::fs::read_to_string(&issue_path).map_err(|source| SetupError::Issue {
+        path: issue_path.clone(),
+        source,
+    })?;
+    let focal = if a.focal.is_empty() {
+        inst.as_ref().map(|i| i.focal.clone()).unwrap_or_default()
+    } else {
+        a.focal.clone()
+    };
+    let tests_dir = a
+        .initial_tests
+        .clone()
+        .or_else(|| inst.as_ref().and_then(|i| i.initial_tests.clone()))
+        .ok_or_else(|| need("initial-tests"))?;
+    let defaults = inst.as_ref().map(|i| i.run.clone()).unwrap_or_default();
+    let n = a.tests.or(defaults.tests).unwrap_or(8);
+    if n == 0 {
+        return Err(SetupError::NoTests.into());
+    }
+    let candidates = setup::read_candidates(&tests_dir, n)?;
+    let golden_patch = a
+        .golden_patch
+        .clone()
+        .or_else(|| inst.as_ref().and_then(|i| i.golden_patch.clone()));
+    if let Some(g) = &golden_patch {
+        anyhow::ensure!(g.is_file(), "golden patch {} does not exist", g.display());
+    }
+
+    let pyenv = exec::resolve_python(a.python.as_deref())?;
+    let pythonpath = if !a.pythonpath.is_empty() {
+        a.pythonpath.clone()
+    } else if let Some(pp) = inst.as_ref().and_then(|i| i.pythonpath.clone()) {
+        let mut pp = pp;
+        if !pp.iter().any(|p| p == ".") {
+            pp.insert(0, ".".into());
+        }
+        pp
+    } else {
+        setup::default_pythonpath(&repo)
+    };
+    let test_dir = a
+        .test_dir
+        .clone()
+        .or_else(|| inst.as_ref().and_then(|i| i.test_dir.clone()))
+        .unwrap_or_else(|| setup::default_test_dir(&repo));
+    let config = RunConfig {
+        tests: n,
+        mutants: a.mutants.or(defaults.mutants).unwrap_or(20),
+        selection: a.selection,
+        fitness: a.fitness,
+        rescue_tiebreak: !a.no_rescue_tiebreak,
+        crossover: a.crossover,
+        jobs: a.jobs.unwrap_or_else(super::default_jobs).max(1),
+        timeout_secs: a.timeout.or(defaults.timeout).unwrap_or(60.0),
+        seed: a.seed.or(defaults.seed).unwrap_or(1),
+        python: pyenv.path.display().to_string(),
+        pythonpath,
+        test_dir,
+    };
+    anyhow::ensure!(config.timeout_secs > 0.0, "--timeout must be positive");
+    let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    let inputs = Inputs {
+        repo: abs(repo),
+        issue_path: Some(abs(issue_path)),
+        issue_text,
+        focal,
+        initial_tests_dir: Some(abs(tests_dir)),
+        golden_patch: golden_patch.map(abs),
+        instance: inst.as_ref().map(|i| i.name.clone()),
+    };
+    let mut doc = setup::new_session(inputs, config, candidates)?;
+    if let Some(note) = pyenv.note {
+        doc.notes.push(note);
+    }
+    let out = a
+        .out
+        .clone()
+        .or_else(|| {
+            inst.as_ref()
+                .map(|i| PathBuf::from("sessions").join(&i.name))
+        })
+        .ok_or_else(|| need("out"))?;
+    let session_path = out.join("session.json");
+    if session_path.exists() && !a.force {
+        bail!(
+            "{} already holds a session. Continue it with `evootter run --resume {}`, pass \
+             --force to start over, or choose another --out",
+            out.display(),
+            session_path.display()
+        );
+    }
+    Ok((doc, session_path))
+}

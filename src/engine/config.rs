@@ -1,0 +1,121 @@
+//! The knobs of one run, stored in the session so a resumed run behaves exactly as it started.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How the better half of a generation is chosen (paper III-C, IV-A, IV-B).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionStrategy {
+    /// Fitness = mutant kills; ties across the cut go to the fallback chain.
+    Mutation,
+    /// Seeded uniform choice.
+    Random,
+    /// The rule-based Otter selector: assertion failures, other failures, errors, passes;
+    /// ties by shorter test.
+    Otter,
+}
+
+/// Which fitness rule the mutation strategy uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitnessRule {
+    /// Kills, with every test that passes on `c_old` ranked below every test that fails or
+    /// errors there (such a test cannot be fail-to-pass). The default.
+    Brt,
+    /// The paper's literal rule: kills only. For research and teaching.
+    Paper,
+}
+
+/// How a generation's survivors become the next generation (paper III-D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrossoverStrategy {
+    /// Survivors go on unchanged (Table III's "Mutation" row).
+    None,
+}
+
+macro_rules! cli_enum {
+    ($ty:ty, $what:literal, [$($name:literal => $val:expr),+ $(,)?]) => {
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($name => Ok($val),)+
+                    _ => Err(format!(
+                        concat!("unknown ", $what, " `{}`; expected one of: {}"),
+                        s,
+                        [$($name),+].join(", ")
+                    )),
+                }
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let name = match self { $(v if *v == $val => $name,)+ _ => unreachable!() };
+                f.write_str(name)
+            }
+        }
+    };
+}
+
+cli_enum!(SelectionStrategy, "selection strategy", [
+    "mutation" => SelectionStrategy::Mutation,
+    "random" => SelectionStrategy::Random,
+    "otter" => SelectionStrategy::Otter,
+]);
+cli_enum!(FitnessRule, "fitness rule", [
+    "brt" => FitnessRule::Brt,
+    "paper" => FitnessRule::Paper,
+]);
+cli_enum!(CrossoverStrategy, "crossover strategy", [
+    "none" => CrossoverStrategy::None,
+]);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// `n`: size of the initial test population.
+    pub tests: usize,
+    /// `m`: size of the mutant pool.
+    pub mutants: usize,
+    pub selection: SelectionStrategy,
+    pub fitness: FitnessRule,
+    /// Use rescues (a test failing on `c_old` that passes on a mutant) as the first tie-break.
+    pub rescue_tiebreak: bool,
+    pub crossover: CrossoverStrategy,
+    pub jobs: usize,
+    /// Cap on one execution, in seconds; mutant runs get less, derived from the baseline.
+    pub timeout_secs: f64,
+    pub seed: u64,
+    /// The interpreter pytest runs with.
+    pub python: String,
+    /// Repo-relative directories on PYTHONPATH.
+    pub pythonpath: Vec<String>,
+    /// Repo-relative directory candidate tests are placed in.
+    pub test_dir: String,
+}
+
+impl RunConfig {
+    /// Timeout for a mutant execution of a test whose `c_old` run took `baseline_secs`:
+    /// `(baseline + 1 s) x 10`, capped by `--timeout`. A mutant that makes a test loop forever
+    /// is a kill, and waiting the full cap for it would dominate the run.
+    pub fn mutant_timeout_secs(&self, baseline_secs: f64) -> f64 {
+        ((baseline_secs + 1.0) * 10.0).min(self.timeout_secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in ["mutation", "random", "otter"] {
+            assert_eq!(s.parse::<SelectionStrategy>().unwrap().to_string(), s);
+        }
+        assert_eq!("paper".parse::<FitnessRule>().unwrap(), FitnessRule::Paper);
+        let err = "llm".parse::<CrossoverStrategy>().unwrap_err();
+        assert!(err.contains("expected one of: none"), "{err}");
+    }
+}

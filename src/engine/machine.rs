@@ -1,0 +1,611 @@
+//! The EvoOtter state machine. `Engine::step` runs the step named by `doc.phase`, records what
+//! it learned in the session document, saves it, and moves the phase on:
+//!
+//! Mutate -> Execute(g) -> Select(g) -> Crossover(g) -> Execute(g+1) ... -> Evaluate -> Done
+//!
+//! The headless runner calls `step` in a loop; the TUI will call it one step at a time. A
+//! crash loses at most the step in flight, and even then finished executions are saved as they
+//! come and never run again (the cache is keyed by test content and target).
+
+use super::events::Event;
+use super::halving::{mutants_for, survivors};
+use super::kill;
+use super::selection::{self, SelectionParams, TestFacts};
+use super::session::*;
+use crate::exec::{ExecRequest, ExecResult, Executor, FileOverride, Outcome};
+use crate::mutate::{self, Mutant};
+use crate::rng::Rng;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Mutate(#[from] mutate::MutateError),
+    #[error(transparent)]
+    Exec(#[from] crate::exec::ExecError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Golden(#[from] crate::eval::EvalError),
+    #[error(
+        "{file} changed since this session started (its content hash differs); the mutants no \
+         longer match it. Restore the file, or start a new run"
+    )]
+    RepoChanged { file: String },
+    #[error("cannot read {file} from the repository: {source}")]
+    ReadSource {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    State(String),
+}
+
+/// One execution waiting to run.
+struct Job {
+    test: TestId,
+    target: Target,
+    request: ExecRequest,
+}
+
+pub struct Engine {
+    pub doc: SessionDoc,
+    session_path: PathBuf,
+    executor: Arc<dyn Executor>,
+    events: Option<UnboundedSender<Event>>,
+    /// Original content of each focal file, read once and checked against the pool's hashes.
+    sources: BTreeMap<String, String>,
+    last_save: Instant,
+}
+
+impl Engine {
+    pub fn new(
+        doc: SessionDoc,
+        session_path: PathBuf,
+        executor: Arc<dyn Executor>,
+        events: Option<UnboundedSender<Event>>,
+    ) -> Self {
+        Self {
+            doc,
+            session_path,
+            executor,
+            events,
+            sources: BTreeMap::new(),
+            last_save: Instant::now(),
+        }
+    }
+
+    pub fn session_path(&self) -> &std::path::Path {
+        &self.session_path
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.doc.phase == Phase::Done
+    }
+
+    fn emit(&self, e: Event) {
+        if let Some(tx) = &self.events {
+            let _ = tx.send(e);
+        }
+    }
+
+    fn note(&mut self, message: String) {
+        self.emit(Event::Note {
+            message: message.clone(),
+        });
+        self.doc.notes.push(message);
+    }
+
+    pub fn save(&mut self) -> Result<(), EngineError> {
+        self.doc.save(&self.session_path)?;
+        self.last_save = Instant::now();
+        Ok(())
+    }
+
+    /// Run the current step to completion, save, and return the phase that comes next.
+    pub async fn step(&mut self) -> Result<Phase, EngineError> {
+        let phase = self.doc.phase.clone();
+        self.emit(Event::StepStarted {
+            phase: phase.clone(),
+        });
+        let started = Instant::now();
+        let result = match phase {
+            Phase::Mutate => self.step_mutate(),
+            Phase::Execute { generation } => self.step_execute(generation).await,
+            Phase::Select { generation } => self.step_select(generation),
+            Phase::Crossover { generation } => self.step_crossover(generation),
+            Phase::Evaluate => self.step_evaluate().await,
+            Phase::Done => return Ok(Phase::Done),
+        };
+        let secs = started.elapsed().as_secs_f64();
+        let name = step_name(&phase);
+        *self.doc.timings.by_step.entry(name.into()).or_default() += secs;
+        self.doc.timings.wall_seconds += secs;
+        // Save even after a failed step: the executions it finished are kept.
+        self.save()?;
+        result?;
+        if self.doc.phase == Phase::Done {
+            self.emit(Event::Finished {
+                final_test: self.doc.final_test.clone(),
+            });
+        }
+        Ok(self.doc.phase.clone())
+    }
+
+    /// Step until done.
+    pub async fn run_to_end(&mut self) -> Result<(), EngineError> {
+        while !self.is_done() {
+            self.step().await?;
+        }
+        Ok(())
+    }
+
+    // ---- Mutate -------------------------------------------------------------------------
+
+    fn step_mutate(&mut self) -> Result<(), EngineError> {
+        let cfg = &self.doc.config;
+        let pool = mutate::generate(
+            &self.doc.inputs.repo,
+            &self.doc.inputs.focal,
+            cfg.mutants,
+            cfg.seed,
+        )?;
+        self.emit(Event::MutantsReady {
+            count: pool.mutants.len(),
+            requested: pool.requested,
+            exhausted: pool.exhausted,
+            kinds: pool.kinds.clone(),
+        });
+        if pool.mutants.len() < pool.requested {
+            let msg = format!(
+                "the focal functions yield only {} unique mutants of the {} asked for; the halving \
+                 schedule uses {} (add focal functions with --focal for a larger pool)",
+                pool.mutants.len(),
+                pool.requested,
+                pool.mutants.len()
+            );
+            self.note(msg);
+        }
+        self.doc.pool = Some(pool);
+        let tests = self.doc.initial_population.clone();
+        self.start_generation(0, tests);
+        Ok(())
+    }
+
+    /// The pool's ids in this session's sampling order: generation g runs the first
+    /// `mutants_for(..)` of them, so each generation's sample contains the previous one and
+    /// surviving tests reuse their earlier executions.
+    fn sampling_order(&self) -> Vec<MutantId> {
+        let mut ids: Vec<MutantId> = self
+            .doc
+            .pool
+            .iter()
+            .flat_map(|p| p.mutants.iter().map(|m| m.id.clone()))
+            .collect();
+        Rng::derived(self.doc.config.seed, "mutant-sample").shuffle(&mut ids);
+        ids
+    }
+
+    /// Open generation `index` with `tests`, or finish when one test is left.
+    fn start_generation(&mut self, index: usize, tests: Vec<TestId>) {
+        if tests.len() <= 1 {
+            self.doc.final_test = tests.first().cloned();
+            self.doc.phase = self.after_final();
+            return;
+        }
+        let pool_len = self.doc.pool.as_ref().map_or(0, |p| p.mutants.len());
+        let count = mutants_for(tests.len(), self.doc.config.mutants, pool_len);
+        let mutants: Vec<MutantId> = self.sampling_order().into_iter().take(count).collect();
+        let executions = tests.len() * (mutants.len() + 1);
+        let mut cached = 0;
+        for t in &tests {
+            let hash = &self.doc.tests[t].hash;
+            let targets =
+                std::iter::once(Target::Old).chain(mutants.iter().cloned().map(Target::Mutant));
+            cached += targets
+                .filter(|tg| self.doc.executions.contains_key(&exec_key(hash, tg)))
+                .count();
+        }
+        self.emit(Event::GenerationStarted {
+            generation: index,
+            tests: tests.len(),
+            mutants: mutants.len(),
+            executions,
+            cached,
+        });
+        self.doc.generations.push(Generation {
+            index,
+            tests,
+            mutants,
+            executions,
+            cached,
+            scores: BTreeMap::new(),
+            ranking: vec![],
+            selected: vec![],
+            selected_by: None,
+            fitness_decided: None,
+            tie_break: None,
+            offspring: vec![],
+        });
+        self.doc.phase = Phase::Execute { generation: index };
+    }
+
+    fn after_final(&self) -> Phase {
+        if self.doc.inputs.golden_patch.is_some() {
+            Phase::Evaluate
+        } else {
+            Phase::Done
+        }
+    }
+
+    // ---- Execute ------------------------------------------------------------------------
+
+    fn generation(&self, index: usize) -> Result<&Generation, EngineError> {
+        self.doc
+            .generations
+            .get(index)
+            .ok_or_else(|| EngineError::State(format!("generation {index} was never started")))
+    }
+
+    fn test_file(&self, test: &TestId) -> FileOverride {
+        let c = &self.doc.tests[test];
+        FileOverride {
+            rel_path: c.rel_path.clone(),
+            content: c.source.clone(),
+        }
+    }
+
+    /// The original content of a focal file, checked against the hash taken at Mutate.
+    fn source(&mut self, file: &str) -> Result<&str, EngineError> {
+        if !self.sources.contains_key(file) {
+            let path = self.doc.inputs.repo.join(file);
+            let text =
+                std::fs::read_to_string(&path).map_err(|source| EngineError::ReadSource {
+                    file: path.display().to_string(),
+                    source,
+                })?;
+            let expected = self.doc.pool.as_ref().and_then(|p| p.file_hashes.get(file));
+            if expected.is_some_and(|h| *h != crate::hash::sha256_hex(&text)) {
+                return Err(EngineError::RepoChanged {
+                    file: path.display().to_string(),
+                });
+            }
+            self.sources.insert(file.to_string(), text);
+        }
+        Ok(&self.sources[file])
+    }
+
+    fn mutant(&self, id: &str) -> Result<Mutant, EngineError> {
+        self.doc
+            .pool
+            .as_ref()
+            .and_then(|p| p.mutants.iter().find(|m| m.id == id))
+            .cloned()
+            .ok_or_else(|| EngineError::State(format!("mutant {id} is not in the pool")))
+    }
+
+    fn has_run(&self, test: &TestId, target: &Target) -> bool {
+        self.doc.execution(test, target).is_some()
+    }
+
+    async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
+        let gen_ = self.generation(g)?.clone();
+        let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
+        let total = gen_.executions;
+        let mut done = gen_.executions
+            - gen_
+                .tests
+                .iter()
+                .map(|t| {
+                    std::iter::once(Target::Old)
+                        .chain(gen_.mutants.iter().cloned().map(Target::Mutant))
+                        .filter(|tg| !self.has_run(t, tg))
+                        .count()
+                })
+                .sum::<usize>();
+
+        // Baselines first: mutant timeouts are derived from them.
+        let baselines: Vec<Job> = gen_
+            .tests
+            .iter()
+            .filter(|t| !self.has_run(t, &Target::Old))
+            .map(|t| Job {
+                test: t.clone(),
+                target: Target::Old,
+                request: ExecRequest {
+                    test: self.test_file(t),
+                    overrides: vec![],
+                    timeout: cap,
+                },
+            })
+            .collect();
+        self.run_jobs(Some(g), baselines, &mut done, total).await?;
+
+        let mut jobs = Vec::new();
+        for t in &gen_.tests {
+            let base = self
+                .doc
+                .execution(t, &Target::Old)
+                .map_or(0.0, |e| e.duration_ms as f64 / 1000.0);
+            let timeout =
+                Duration::from_secs_f64(self.doc.config.mutant_timeout_secs(base).max(1.0));
+            for id in &gen_.mutants {
+                let target = Target::Mutant(id.clone());
+                if self.has_run(t, &target) {
+                    continue;
+                }
+                let m = self.mutant(id)?;
+                let content = m.apply(self.source(&m.file)?);
+                jobs.push(Job {
+                    test: t.clone(),
+                    target,
+                    request: ExecRequest {
+                        test: self.test_file(t),
+                        overrides: vec![FileOverride {
+                            rel_path: m.file.clone(),
+                            content,
+                        }],
+                        timeout,
+                    },
+                });
+            }
+        }
+        self.run_jobs(Some(g), jobs, &mut done, total).await?;
+
+        let scores = self.score_generation(&gen_);
+        let gm = &mut self.doc.generations[g];
+        gm.scores = scores;
+        self.doc.phase = Phase::Select { generation: g };
+        Ok(())
+    }
+
+    fn score_generation(&self, gen_: &Generation) -> BTreeMap<TestId, TestScore> {
+        let mut out = BTreeMap::new();
+        for t in &gen_.tests {
+            let Some(old) = self.doc.execution(t, &Target::Old) else {
+                continue;
+            };
+            let runs: Vec<(&MutantId, &Execution)> = gen_
+                .mutants
+                .iter()
+                .filter_map(|id| {
+                    self.doc
+                        .execution(t, &Target::Mutant(id.clone()))
+                        .map(|e| (id, e))
+                })
+                .collect();
+            out.insert(t.clone(), kill::score(old, runs));
+        }
+        out
+    }
+
+    /// Run jobs `parallelism()` at a time, recording each result as it arrives.
+    async fn run_jobs(
+        &mut self,
+        generation: Option<usize>,
+        jobs: Vec<Job>,
+        done: &mut usize,
+        total: usize,
+    ) -> Result<(), EngineError> {
+        let width = self.executor.parallelism().max(1);
+        let mut pending = jobs.into_iter();
+        let mut set = tokio::task::JoinSet::new();
+        let executor = Arc::clone(&self.executor);
+        let spawn = |set: &mut tokio::task::JoinSet<_>, job: Job| {
+            let ex = Arc::clone(&executor);
+            set.spawn(async move {
+                let timeout = job.request.timeout;
+                let r = ex.run(job.request).await;
+                (job.test, job.target, timeout, r)
+            });
+        };
+        for job in pending.by_ref().take(width) {
+            spawn(&mut set, job);
+        }
+        let mut kills = 0usize;
+        while let Some(joined) = set.join_next().await {
+            let (test, target, timeout, result) =
+                joined.map_err(|e| EngineError::State(format!("execution task failed: {e}")))?;
+            let result = result?;
+            let outcome = result.outcome;
+            let killed = self.record(&test, &target, timeout, result);
+            kills += usize::from(killed == Some(true));
+            *done += 1;
+            self.emit(Event::ExecutionDone {
+                generation,
+                test,
+                target,
+                outcome,
+                killed,
+                done: *done,
+                total,
+                kills,
+            });
+            if let Some(job) = pending.next() {
+                spawn(&mut set, job);
+            }
+            if self.last_save.elapsed() > Duration::from_secs(1) {
+                self.save()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Store one result; for a mutant run, return whether it killed the mutant.
+    fn record(
+        &mut self,
+        test: &TestId,
+        target: &Target,
+        timeout: Duration,
+        r: ExecResult,
+    ) -> Option<bool> {
+        let hash = self.doc.tests[test].hash.clone();
+        let raw = self.doc.intern_log(&r.raw_log);
+        let norm = self.doc.intern_log(&r.normalized_log);
+        let seq = self
+            .doc
+            .executions
+            .values()
+            .map(|e| e.seq)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let exec = Execution {
+            test_hash: hash.clone(),
+            target: target.clone(),
+            outcome: r.outcome,
+            failure_kind: r.failure_kind,
+            exception: r.exception,
+            exit_code: r.exit_code,
+            raw_log: raw,
+            normalized_log: norm,
+            status_map: r.status_map,
+            counts: r.counts,
+            duration_ms: r.duration.as_millis() as u64,
+            timeout_ms: timeout.as_millis() as u64,
+            seq,
+            pid: std::process::id(),
+        };
+        let killed = match target {
+            Target::Mutant(_) => self
+                .doc
+                .execution(test, &Target::Old)
+                .map(|old| kill::cell(old, &exec).is_kill()),
+            _ => None,
+        };
+        self.doc.executions.insert(exec_key(&hash, target), exec);
+        killed
+    }
+
+    // ---- Select -------------------------------------------------------------------------
+
+    fn step_select(&mut self, g: usize) -> Result<(), EngineError> {
+        let gen_ = self.generation(g)?.clone();
+        let facts: Vec<TestFacts> = gen_
+            .tests
+            .iter()
+            .map(|t| {
+                let old = self.doc.execution(t, &Target::Old);
+                let score = gen_.scores.get(t);
+                TestFacts {
+                    id: t.clone(),
+                    old_outcome: old.map_or(Outcome::Error, |e| e.outcome),
+                    old_failure_kind: old.and_then(|e| e.failure_kind),
+                    kills: score.map_or(0, |s| s.kills.len()),
+                    rescues: score.map_or(0, |s| s.rescues.len()),
+                    source_len: self.doc.tests[t].source.len(),
+                }
+            })
+            .collect();
+        let cfg = &self.doc.config;
+        let params = SelectionParams {
+            strategy: cfg.selection,
+            fitness: cfg.fitness,
+            rescue_tiebreak: cfg.rescue_tiebreak,
+            seed: cfg.seed,
+            generation: g,
+        };
+        let s = selection::select(&facts, survivors(facts.len()), params);
+        self.emit(Event::Selected {
+            generation: g,
+            selected: s.selected.clone(),
+            selected_by: s.selected_by.clone(),
+            fitness_decided: s.fitness_decided,
+        });
+        let gm = &mut self.doc.generations[g];
+        gm.ranking = s.ranking;
+        gm.selected = s.selected.clone();
+        gm.selected_by = Some(s.selected_by);
+        gm.fitness_decided = Some(s.fitness_decided);
+        gm.tie_break = s.tie_break;
+        if s.selected.len() <= 1 {
+            self.doc.final_test = s.selected.first().cloned();
+            self.doc.phase = self.after_final();
+        } else {
+            self.doc.phase = Phase::Crossover { generation: g };
+        }
+        Ok(())
+    }
+
+    // ---- Crossover ----------------------------------------------------------------------
+
+    fn step_crossover(&mut self, g: usize) -> Result<(), EngineError> {
+        // `--crossover none`: the survivors go on unchanged (the paper's "Mutation" row of
+        // Table III). The LLM crossover replaces this with one batched call.
+        let offspring = self.generation(g)?.selected.clone();
+        self.doc.generations[g].offspring = offspring.clone();
+        self.start_generation(g + 1, offspring);
+        Ok(())
+    }
+
+    // ---- Evaluate -----------------------------------------------------------------------
+
+    /// F2P of the final test and of every other test, against the golden patch. Runs after
+    /// selection is over; nothing here feeds back into it.
+    async fn step_evaluate(&mut self) -> Result<(), EngineError> {
+        let Some(patch) = self.doc.inputs.golden_patch.clone() else {
+            self.doc.phase = Phase::Done;
+            return Ok(());
+        };
+        let overrides = crate::eval::golden_overrides(&self.doc.inputs.repo, &patch)?;
+        let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
+        let tests: Vec<TestId> = self.doc.tests.keys().cloned().collect();
+        let mut jobs = Vec::new();
+        for t in &tests {
+            for target in [Target::Old, Target::Golden] {
+                if self.has_run(t, &target) {
+                    continue;
+                }
+                let overrides = if target == Target::Golden {
+                    overrides.clone()
+                } else {
+                    vec![]
+                };
+                jobs.push(Job {
+                    test: t.clone(),
+                    target,
+                    request: ExecRequest {
+                        test: self.test_file(t),
+                        overrides,
+                        timeout: cap,
+                    },
+                });
+            }
+        }
+        let total = jobs.len();
+        let mut done = 0;
+        self.run_jobs(None, jobs, &mut done, total).await?;
+        for t in &tests {
+            let old = self.doc.execution(t, &Target::Old).map(|e| e.outcome);
+            let new = self.doc.execution(t, &Target::Golden).map(|e| e.outcome);
+            if let (Some(old), Some(new)) = (old, new) {
+                let f2p = F2p::from_outcomes(old, new);
+                if self.doc.final_test.as_ref() == Some(t) {
+                    self.emit(Event::Evaluated {
+                        test: t.clone(),
+                        f2p: f2p.clone(),
+                    });
+                }
+                self.doc.evaluation.insert(t.clone(), f2p);
+            }
+        }
+        self.doc.phase = Phase::Done;
+        Ok(())
+    }
+}
+
+fn step_name(p: &Phase) -> &'static str {
+    match p {
+        Phase::Mutate => "mutate",
+        Phase::Execute { .. } => "execute",
+        Phase::Select { .. } => "select",
+        Phase::Crossover { .. } => "crossover",
+        Phase::Evaluate => "evaluate",
+        Phase::Done => "done",
+    }
+}

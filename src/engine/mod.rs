@@ -1,0 +1,18 @@
+//! The EvoOtter engine: populations, mutants, executions, the kill matrix, successive
+//! halving, selection and crossover, as a step-able state machine over a session document.
+//! It knows nothing of terminals: the headless runner and the TUI both drive `Engine::step`.
+
+pub mod config;
+pub mod events;
+pub mod halving;
+pub mod kill;
+pub mod machine;
+pub mod report;
+pub mod selection;
+pub mod session;
+pub mod setup;
+
+pub use config::*;
+pub use events::Event;
+pub use machine::{Engine, EngineError};
+pub use session::*;

@@ -1,0 +1,219 @@
+//! What a finished (or interrupted) run hands the user: `report.json`, the final test file and
+//! `final.patch`, all derived from the session document alone.
+
+use super::session::*;
+use crate::exec::Outcome;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The report (keys fixed by the engine issue; more may be added, none removed).
+pub fn report(doc: &SessionDoc) -> Value {
+    let final_path = doc.final_test.as_ref().map(|t| doc.tests[t].name.clone());
+    let generations: Vec<Value> = doc
+        .generations
+        .iter()
+        .map(|g| {
+            let scores: BTreeMap<&str, usize> = g
+                .scores
+                .iter()
+                .map(|(t, s)| (t.as_str(), s.kills.len()))
+                .collect();
+            let rescues: BTreeMap<&str, &Vec<MutantId>> = g
+                .scores
+                .iter()
+                .filter(|(_, s)| !s.rescues.is_empty())
+                .map(|(t, s)| (t.as_str(), &s.rescues))
+                .collect();
+            let old: BTreeMap<&str, Outcome> = g
+                .scores
+                .iter()
+                .map(|(t, s)| (t.as_str(), s.old_outcome))
+                .collect();
+            let mut v = json!({
+                "index": g.index,
+                "tests": g.tests,
+                "mutants": g.mutants,
+                "executions": g.executions,
+                "cached": g.cached,
+                "scores": scores,
+                "old_outcomes": old,
+                "rescues": rescues,
+                "ranking": g.ranking,
+                "selected": g.selected,
+                "selected_by": g.selected_by,
+                "fitness_decided": g.fitness_decided,
+                "tie_break": g.tie_break,
+            });
+            if !doc.evaluation.is_empty() {
+                v["selection_accuracy"] = json!(selection_accuracy(doc, g));
+            }
+            v
+        })
+        .collect();
+    let timeouts = doc
+        .executions
+        .values()
+        .filter(|e| e.outcome == Outcome::Timeout)
+        .count();
+    let rescues: Vec<Value> = doc
+        .generations
+        .iter()
+        .flat_map(|g| {
+            g.scores.iter().flat_map(move |(t, s)| {
+                s.rescues
+                    .iter()
+                    .map(move |m| json!({"generation": g.index, "test": t, "mutant": m}))
+            })
+        })
+        .collect();
+    let exec_secs: f64 = doc
+        .executions
+        .values()
+        .map(|e| e.duration_ms as f64 / 1000.0)
+        .sum();
+    let pool = doc.pool.as_ref();
+    let tests: BTreeMap<&str, Value> = doc
+        .tests
+        .values()
+        .map(|c| {
+            (
+                c.id.as_str(),
+                json!({"name": c.name, "path": c.rel_path,
+                       "old": doc.execution(&c.id, &Target::Old).map(|e| e.outcome),
+                       "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)}),
+            )
+        })
+        .collect();
+    let mut r = json!({
+        "evootter_version": doc.evootter_version,
+        "instance": doc.inputs.instance,
+        "phase": doc.phase.to_string(),
+        "final_test": final_path,
+        "final_test_id": doc.final_test,
+        "tests": tests,
+        "generations": generations,
+        "mutants_total": pool.map_or(0, |p| p.mutants.len()),
+        "mutants_requested": doc.config.mutants,
+        "mutant_kinds": pool.map(|p| &p.kinds),
+        "executions_total": doc.executions.len(),
+        "rescues": rescues,
+        "timeouts": timeouts,
+        "wall_seconds": round2(doc.timings.wall_seconds),
+        "step_seconds": doc.timings.by_step.iter().map(|(k, v)| (k.clone(), round2(*v))).collect::<BTreeMap<_, _>>(),
+        "execution_seconds_sum": round2(exec_secs),
+        "jobs": doc.config.jobs,
+        "selection": doc.config.selection,
+        "fitness": doc.config.fitness,
+        "rescue_tiebreak": doc.config.rescue_tiebreak,
+        "crossover": doc.config.crossover,
+        "seed": doc.config.seed,
+        "notes": doc.notes,
+    });
+    if let Some(f) = doc.final_test.as_ref().and_then(|t| doc.evaluation.get(t)) {
+        r["f2p"] = json!(f);
+        let pool_f2p = doc
+            .initial_population
+            .iter()
+            .filter(|t| doc.evaluation.get(*t).is_some_and(|f| f.f2p))
+            .count();
+        r["f2p_in_initial_population"] = json!(pool_f2p);
+    }
+    r
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Paper IV-B: 1 when every selected test is F2P, else selected F2P / F2P in the candidates.
+/// `None` when the generation had no F2P test to keep.
+fn selection_accuracy(doc: &SessionDoc, g: &Generation) -> Option<f64> {
+    let is_f2p = |t: &TestId| doc.evaluation.get(t).is_some_and(|f| f.f2p);
+    let in_pool = g.tests.iter().filter(|t| is_f2p(t)).count();
+    let kept = g.selected.iter().filter(|t| is_f2p(t)).count();
+    if in_pool == 0 || g.selected.is_empty() {
+        return None;
+    }
+    Some(if kept == g.selected.len() {
+        1.0
+    } else {
+        kept as f64 / in_pool as f64
+    })
+}
+
+/// A patch that adds `source` at `rel_path`; `git apply` takes it at the repository root.
+pub fn add_file_patch(rel_path: &str, source: &str) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut p = format!(
+        "diff --git a/{rel_path} b/{rel_path}\nnew file mode 100644\n--- /dev/null\n+++ b/{rel_path}\n@@ -0,0 +1,{} @@\n",
+        lines.len()
+    );
+    for l in &lines {
+        p.push('+');
+        p.push_str(l);
+        p.push('\n');
+    }
+    if !source.is_empty() && !source.ends_with('\n') {
+        p.push_str("\\ No newline at end of file\n");
+    }
+    p
+}
+
+/// Write report.json, and once there is a final test, the test file and final.patch, into
+/// `out`. Returns the final test's path.
+pub fn write_outputs(doc: &SessionDoc, out: &Path) -> std::io::Result<Option<PathBuf>> {
+    std::fs::create_dir_all(out)?;
+    let mut final_path = None;
+    if let Some(t) = &doc.final_test {
+        let c = &doc.tests[t];
+        let p = out.join(&c.name);
+        std::fs::write(&p, &c.source)?;
+        std::fs::write(
+            out.join("final.patch"),
+            add_file_patch(&c.rel_path, &c.source),
+        )?;
+        final_path = Some(p);
+    }
+    let mut r = report(doc);
+    if let Some(p) = &final_path {
+        r["final_test"] = json!(p.display().to_string());
+    }
+    let text = serde_json::to_string_pretty(&r).map_err(std::io::Error::other)?;
+    std::fs::write(out.join("report.json"), text + "\n")?;
+    Ok(final_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_file_patch_applies_with_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        run(&["init", "-q"]);
+        for src in [
+            "def test_x():\n    assert 1\n",
+            "def test_y():\n    assert 1",
+        ] {
+            let patch = add_file_patch("tests/test_new.py", src);
+            std::fs::write(dir.path().join("p.patch"), &patch).unwrap();
+            let out = run(&["apply", "p.patch"]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = std::fs::read_to_string(dir.path().join("tests/test_new.py")).unwrap();
+            assert_eq!(got, src);
+            std::fs::remove_file(dir.path().join("tests/test_new.py")).unwrap();
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Selection (paper III-C, IV-A, IV-B): keep the better half of a generation.
+//!
+//! Every strategy first applies the BRT rule (unless `--fitness paper`): a test that passes on
+//! `c_old` cannot be fail-to-pass, so it ranks below every test that fails or errors there.
+//! `mutation` then ranks by kills; when kills cannot separate the cut, rescues break the tie,
+//! then the Otter rules. Every decision records which strategy made it.
+
+use super::config::{FitnessRule, SelectionStrategy};
+use super::session::{TestId, TieBreak};
+use crate::exec::{FailureKind, Outcome};
+use crate::rng::Rng;
+use std::cmp::Ordering;
+
+/// What selection may look at for one test: its `c_old` run and its kill-matrix row. Never the
+/// golden patch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestFacts {
+    pub id: TestId,
+    pub old_outcome: Outcome,
+    pub old_failure_kind: Option<FailureKind>,
+    pub kills: usize,
+    pub rescues: usize,
+    /// Length of the test source, the Otter selector's last tie-break.
+    pub source_len: usize,
+}
+
+impl TestFacts {
+    fn passes_old(&self) -> bool {
+        self.old_outcome == Outcome::Passed
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// All tests, best first.
+    pub ranking: Vec<TestId>,
+    pub selected: Vec<TestId>,
+    pub selected_by: String,
+    pub fitness_decided: bool,
+    pub tie_break: Option<TieBreak>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SelectionParams {
+    pub strategy: SelectionStrategy,
+    pub fitness: FitnessRule,
+    pub rescue_tiebreak: bool,
+    pub seed: u64,
+    pub generation: usize,
+}
+
+/// The Otter selector's category (paper IV-A): assertion failures first, then other
+/// failures, then errors (timeouts count as errors), then passes.
+fn otter_category(f: &TestFacts) -> u8 {
+    match (f.old_outcome, f.old_failure_kind) {
+        (Outcome::Failed, Some(FailureKind::Assertion)) => 0,
+        (Outcome::Failed, _) => 1,
+        (Outcome::Error, _) | (Outcome::Timeout, _) => 2,
+        (Outcome::Passed, _) => 3,
+    }
+}
+
+fn otter_cmp(a: &TestFacts, b: &TestFacts) -> Ordering {
+    otter_category(a)
+        .cmp(&otter_category(b))
+        .then(a.source_len.cmp(&b.source_len))
+        .then(a.id.cmp(&b.id))
+}
+
+/// The BRT rule as a sort key: tests that fail or error on `c_old` first.
+fn brt_rank(f: &TestFacts, rule: FitnessRule) -> u8 {
+    match rule {
+        FitnessRule::Brt if f.passes_old() => 1,
+        _ => 0,
+    }
+}
+
+/// Keep `keep` of `tests`.
+pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection {
+    let keep = keep.min(tests.len());
+    match p.strategy {
+        SelectionStrategy::Mutation => select_by_mutation(tests, keep, p),
+        SelectionStrategy::Otter => {
+            let mut v: Vec<&TestFacts> = tests.iter().collect();
+            v.sort_by(|a, b| {
+                brt_rank(a, p.fitness)
+                    .cmp(&brt_rank(b, p.fitness))
+                    .then(otter_cmp(a, b))
+            });
+            finish(v, keep, "otter", false, None)
+        }
+        SelectionStrategy::Random => {
+            let mut v: Vec<&TestFacts> = tests.iter().collect();
+            v.sort_by(|a, b| a.id.cmp(&b.id));
+            Rng::derived(p.seed, &format!("select-{}", p.generation)).shuffle(&mut v);
+            // Stable: the shuffle order survives inside each BRT class.
+            v.sort_by_key(|f| brt_rank(f, p.fitness));
+            finish(v, keep, "random", false, None)
+        }
+    }
+}
+
+fn finish(
+    ranked: Vec<&TestFacts>,
+    keep: usize,
+    by: &str,
+    fitness_decided: bool,
+    tie_break: Option<TieBreak>,
+) -> Selection {
+    let ranking: Vec<TestId> = ranked.iter().map(|f| f.id.clone()).collect();
+    Selection {
+        selected: ranking[..keep].to_vec(),
+        ranking,
+        selected_by: by.to_string(),
+        fitness_decided,
+        tie_break,
+    }
+}
+
+fn select_by_mutation(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection {
+    // Fitness key: higher is better.
+    let fitness = |f: &TestFacts| (std::cmp::Reverse(brt_rank(f, p.fitness)), f.kills);
+    let mut v: Vec<&TestFacts> = tests.iter().collect();
+    v.sort_by(|a, b| fitness(b).cmp(&fitness(a)).then(a.id.cmp(&b.id)));
+
+    if keep == 0 || keep == v.len() || fitness(v[keep - 1]) != fitness(v[keep]) {
+        return finish(v, keep, "mutation", true, None);
+    }
+
+    // A tie across the cut: the tests sharing the boundary fitness compete for the slots left.
+    let boundary = fitness(v[keep - 1]);
+    let first = v.iter().position(|f| fitness(f) == boundary).unwrap_or(0);
+    let last = v
+        .iter()
+        .rposition(|f| fitness(f) == boundary)
+        .unwrap_or(v.len() - 1);
+    let slots = keep - first;
+    let tied: Vec<TestId> = v[first..=last].iter().map(|f| f.id.clone()).collect();
+
+    let group = &mut v[first..=last];
+    group.sort_by(|a, b| otter_cmp(a, b));
+    let mut by = "otter";
+    if p.rescue_tiebreak {
+        // Stable sort: Otter order survives among equal rescue counts.
+        group.sort_by_key(|f| std::cmp::Reverse(f.rescues));
+        if group[slots - 1].rescues != group[slots].rescues {
+            by = "rescues";
+        }
+    }
+    let tie = TieBreak {
+        tied,
+        slots,
+        by: by.to_string(),
+    };
+    finish(v, keep, by, false, Some(tie))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(id: &str, old: Outcome, kills: usize, rescues: usize, len: usize) -> TestFacts {
+        TestFacts {
+            id: id.into(),
+            old_outcome: old,
+            old_failure_kind: (old == Outcome::Failed).then_some(FailureKind::Assertion),
+            kills,
+            rescues,
+            source_len: len,
+        }
+    }
+
+    fn params(strategy: SelectionStrategy, fitness: FitnessRule) -> SelectionParams {
+        SelectionParams {
+            strategy,
+            fitness,
+            rescue_tiebreak: true,
+            seed: 1,
+            generation: 0,
+        }
+    }
+
+    use Outcome::*;
+
+    #[test]
+    fn mutation_keeps_most_kills_when_fitness_separates() {
+        let tests = vec![
+            t("a", Failed, 1, 0, 10),
+            t("b", Failed, 4, 0, 10),
+            t("c", Error, 3, 0, 10),
+            t("d", Failed, 0, 0, 10),
+        ];
+        let s = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["b", "c"]);
+        assert_eq!(s.selected_by, "mutation");
+        assert!(s.fitness_decided);
+        assert!(s.tie_break.is_none());
+    }
+
+    #[test]
+    fn brt_rule_puts_passing_tests_last_but_paper_rule_does_not() {
+        let tests = vec![
+            t("pass_many", Passed, 5, 0, 10),
+            t("fail_few", Failed, 1, 0, 10),
+            t("fail_none", Error, 0, 0, 10),
+            t("pass_few", Passed, 2, 0, 10),
+        ];
+        let brt = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(brt.selected, vec!["fail_few", "fail_none"]);
+        let paper = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Paper),
+        );
+        assert_eq!(paper.selected, vec!["pass_many", "pass_few"]);
+    }
+
+    #[test]
+    fn tie_across_cut_goes_to_rescues_then_otter() {
+        let tests = vec![
+            t("a", Failed, 2, 0, 50),
+            t("b", Failed, 2, 1, 90),
+            t("c", Failed, 2, 0, 20),
+            t("d", Failed, 5, 0, 10),
+        ];
+        let s = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["d", "b"]);
+        assert_eq!(s.selected_by, "rescues");
+        assert!(!s.fitness_decided);
+        let tie = s.tie_break.unwrap();
+        assert_eq!(tie.slots, 1);
+        assert_eq!(tie.tied.len(), 3);
+
+        let mut p = params(SelectionStrategy::Mutation, FitnessRule::Brt);
+        p.rescue_tiebreak = false;
+        let s = select(&tests, 2, p);
+        // Otter: all assertion failures, so the shorter test wins.
+        assert_eq!(s.selected, vec!["d", "c"]);
+        assert_eq!(s.selected_by, "otter");
+    }
+
+    #[test]
+    fn all_equal_fitness_falls_back_to_otter_categories() {
+        let mut crash = t("crash", Failed, 0, 0, 10);
+        crash.old_failure_kind = Some(FailureKind::Other);
+        let tests = vec![
+            crash,
+            t("err", Error, 0, 0, 5),
+            t("assert", Failed, 0, 0, 30),
+            t("pass", Passed, 0, 0, 1),
+        ];
+        let s = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["assert", "crash"]);
+        assert_eq!(s.selected_by, "otter");
+        assert!(!s.fitness_decided);
+    }
+
+    #[test]
+    fn otter_and_random_strategies() {
+        let tests = vec![
+            t("p", Passed, 9, 0, 1),
+            t("e", Error, 0, 0, 1),
+            t("f1", Failed, 0, 0, 40),
+            t("f2", Failed, 0, 0, 20),
+        ];
+        let s = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Otter, FitnessRule::Brt),
+        );
+        assert_eq!(s.ranking, vec!["f2", "f1", "e", "p"]);
+        assert_eq!(s.selected_by, "otter");
+
+        let r1 = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Random, FitnessRule::Brt),
+        );
+        let r2 = select(
+            &tests,
+            2,
+            params(SelectionStrategy::Random, FitnessRule::Brt),
+        );
+        assert_eq!(r1, r2, "random selection is seeded");
+        assert_eq!(r1.ranking.last().unwrap(), "p", "passing test ranks last");
+        let seeds: std::collections::BTreeSet<Vec<TestId>> = (0..20)
+            .map(|seed| {
+                let mut p = params(SelectionStrategy::Random, FitnessRule::Brt);
+                p.seed = seed;
+                select(&tests, 2, p).selected
+            })
+            .collect();
+        assert!(seeds.len() > 1, "different seeds choose differently");
+    }
+}

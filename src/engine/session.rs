@@ -1,0 +1,342 @@
+//! The session document: everything a run knows, as one versioned serde document written
+//! atomically after every step. A view (report, TUI) reads only this, so a saved session can be
+//! reopened with no Python and no model; `--resume` continues from it.
+
+use super::config::RunConfig;
+use crate::exec::{FailureKind, Outcome, TestCounts};
+use crate::mutate::MutantPool;
+use crate::python::FocalFunction;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Bump when a field changes meaning or a required field is added. Older documents are
+/// migrated on load; newer ones are refused (and left untouched).
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub type TestId = String;
+pub type MutantId = String;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inputs {
+    /// The user's repository at `c_old` (absolute). Never written to.
+    pub repo: PathBuf,
+    pub issue_path: Option<PathBuf>,
+    pub issue_text: String,
+    pub focal: Vec<FocalFunction>,
+    pub initial_tests_dir: Option<PathBuf>,
+    /// Used only after the run, to evaluate the final test; never shown to selection.
+    pub golden_patch: Option<PathBuf>,
+    /// The bundled or benchmark instance this run came from, if any.
+    pub instance: Option<String>,
+}
+
+/// Where a candidate test came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Origin {
+    /// A file of the initial population (`--initial-tests`).
+    Initial { file: PathBuf },
+    /// Produced by crossover at the end of a generation.
+    Crossover {
+        generation: usize,
+        parents: Vec<TestId>,
+    },
+}
+
+/// One candidate test module (an individual of the test population).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: TestId,
+    /// File name shown to people (`test_issue_rounding.py`).
+    pub name: String,
+    /// Where it is placed inside the repository copy for execution (`tests/test_x.py`).
+    pub rel_path: String,
+    pub source: String,
+    /// SHA-256 of `source`: with the target, the execution cache key.
+    pub hash: String,
+    pub origin: Origin,
+}
+
+/// What an execution ran the test against.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// The repository as given (`c_old`).
+    Old,
+    Mutant(MutantId),
+    /// `c_old` plus the golden patch: only for the evaluation after the run.
+    Golden,
+}
+
+impl Target {
+    pub fn key_part(&self) -> String {
+        match self {
+            Target::Old => "old".into(),
+            Target::Mutant(id) => id.clone(),
+            Target::Golden => "golden".into(),
+        }
+    }
+}
+
+/// The cache key of an execution: (test content hash, target).
+pub fn exec_key(test_hash: &str, target: &Target) -> String {
+    format!(
+        "{}@{}",
+        &test_hash[..16.min(test_hash.len())],
+        target.key_part()
+    )
+}
+
+/// One pytest run of one test against one target. Logs are stored once, by hash, in
+/// `SessionDoc::logs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    pub test_hash: String,
+    pub target: Target,
+    pub outcome: Outcome,
+    pub failure_kind: Option<FailureKind>,
+    pub exception: Option<String>,
+    pub exit_code: Option<i32>,
+    pub raw_log: String,
+    pub normalized_log: String,
+    pub status_map: BTreeMap<String, String>,
+    pub counts: TestCounts,
+    pub duration_ms: u64,
+    pub timeout_ms: u64,
+    /// Order in which executions finished in this session, from 1: shows that a resumed run
+    /// did not run anything twice.
+    pub seq: u64,
+    /// Which process ran it (differs before and after a resume).
+    pub pid: u32,
+}
+
+/// A test's standing in one generation's kill matrix row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestScore {
+    pub old_outcome: Outcome,
+    /// Mutants whose normalized log differs from the `c_old` log (fitness = `kills.len()`).
+    pub kills: Vec<MutantId>,
+    /// Of the kills, those where the per-test status map or the outcome changed too.
+    pub status_kills: Vec<MutantId>,
+    /// Mutants on which a test that fails or errors on `c_old` passes: surrogate fixes.
+    pub rescues: Vec<MutantId>,
+    pub timeouts: Vec<MutantId>,
+}
+
+/// How a cut that fitness could not decide was decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TieBreak {
+    /// Tests tied on fitness across the cut.
+    pub tied: Vec<TestId>,
+    /// How many of them had to be chosen.
+    pub slots: usize,
+    /// Strategy that decided: `rescues`, `otter`.
+    pub by: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub index: usize,
+    pub tests: Vec<TestId>,
+    /// The sample of the mutant pool this generation runs against.
+    pub mutants: Vec<MutantId>,
+    /// Executions this generation needs: tests x mutants + one `c_old` baseline per test.
+    pub executions: usize,
+    /// Of those, how many were answered from the cache (run in an earlier generation).
+    pub cached: usize,
+    pub scores: BTreeMap<TestId, TestScore>,
+    /// Best first, as selection ranked them.
+    pub ranking: Vec<TestId>,
+    pub selected: Vec<TestId>,
+    /// The strategy that decided the cut: `mutation`, `rescues`, `otter`, `random`.
+    pub selected_by: Option<String>,
+    /// True when fitness alone separated the kept tests from the dropped ones.
+    pub fitness_decided: Option<bool>,
+    pub tie_break: Option<TieBreak>,
+    /// The population handed to the next generation (after crossover).
+    pub offspring: Vec<TestId>,
+}
+
+/// Where the state machine stands. Each variant is the step that runs next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "step")]
+pub enum Phase {
+    Mutate,
+    Execute { generation: usize },
+    Select { generation: usize },
+    Crossover { generation: usize },
+    Evaluate,
+    Done,
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Phase::Mutate => write!(f, "mutate"),
+            Phase::Execute { generation } => write!(f, "execute (generation {generation})"),
+            Phase::Select { generation } => write!(f, "select (generation {generation})"),
+            Phase::Crossover { generation } => write!(f, "crossover (generation {generation})"),
+            Phase::Evaluate => write!(f, "evaluate"),
+            Phase::Done => write!(f, "done"),
+        }
+    }
+}
+
+/// Fail-to-pass status of a test against a golden patch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct F2p {
+    pub old: Outcome,
+    pub new: Outcome,
+    pub f2p: bool,
+}
+
+impl F2p {
+    /// F2P: fails or errors on `c_old`, passes on `c_old` + golden patch.
+    pub fn from_outcomes(old: Outcome, new: Outcome) -> Self {
+        let f2p = old != Outcome::Passed && new == Outcome::Passed;
+        Self { old, new, f2p }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Wall-clock seconds spent in steps (summed over resumes).
+    pub wall_seconds: f64,
+    /// Wall-clock seconds per step name.
+    pub by_step: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionDoc {
+    pub schema_version: u32,
+    pub evootter_version: String,
+    pub created_unix: u64,
+    pub updated_unix: u64,
+    pub inputs: Inputs,
+    pub config: RunConfig,
+    pub phase: Phase,
+    pub pool: Option<MutantPool>,
+    /// Every test ever in a population, by id.
+    pub tests: BTreeMap<TestId, Candidate>,
+    pub initial_population: Vec<TestId>,
+    pub generations: Vec<Generation>,
+    /// By `exec_key`.
+    pub executions: BTreeMap<String, Execution>,
+    /// Log texts by SHA-256, shared by executions with equal logs.
+    pub logs: BTreeMap<String, String>,
+    pub final_test: Option<TestId>,
+    /// F2P status of every test in the initial population and of the final test, when a
+    /// golden patch was given (computed after the run, never seen by selection).
+    pub evaluation: BTreeMap<TestId, F2p>,
+    pub timings: Timings,
+    /// Things the user should know (small mutant pools, fallbacks, a managed venv).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot read session file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "session file {path} is not a valid evootter session ({detail}). It was left untouched; \
+         start a new run with a fresh --out directory"
+    )]
+    Corrupt { path: PathBuf, detail: String },
+    #[error(
+        "session file {path} has schema version {found}, newer than this evootter understands \
+         ({supported}). It was left untouched; upgrade evootter to resume it"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    #[error("cannot write session file {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl SessionDoc {
+    /// Store `text` in the log table and return its id.
+    pub fn intern_log(&mut self, text: &str) -> String {
+        let id = crate::hash::sha256_hex(text)[..20].to_string();
+        self.logs
+            .entry(id.clone())
+            .or_insert_with(|| text.to_string());
+        id
+    }
+
+    pub fn log(&self, id: &str) -> &str {
+        self.logs.get(id).map(String::as_str).unwrap_or("")
+    }
+
+    pub fn execution(&self, test: &TestId, target: &Target) -> Option<&Execution> {
+        let cand = self.tests.get(test)?;
+        self.executions.get(&exec_key(&cand.hash, target))
+    }
+
+    /// Write atomically: a temp file in the same directory, fsync, rename. A crash mid-write
+    /// leaves the previous document intact.
+    pub fn save(&mut self, path: &Path) -> Result<(), SessionError> {
+        self.updated_unix = now_unix();
+        let err = |source| SessionError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let json = serde_json::to_vec_pretty(self).map_err(|e| err(std::io::Error::other(e)))?;
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = dir.unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(err)?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".session.")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(err)?;
+        tmp.write_all(&json).map_err(err)?;
+        tmp.as_file().sync_all().map_err(err)?;
+        tmp.persist(path).map_err(|e| err(e.error))?;
+        Ok(())
+    }
+
+    /// Load and check the schema version. Never modifies the file.
+    pub fn load(path: &Path) -> Result<Self, SessionError> {
+        let bytes = std::fs::read(path).map_err(|source| SessionError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let corrupt = |detail: String| SessionError::Corrupt {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not JSON: {e}")))?;
+        let version = value
+            .get("schema_version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| corrupt("no schema_version field".into()))?;
+        if version > u64::from(SCHEMA_VERSION) {
+            return Err(SessionError::TooNew {
+                path: path.to_path_buf(),
+                found: version as u32,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+    }
+}

@@ -1,0 +1,207 @@
+//! Turning user input into a fresh session document: reading the initial population, placing
+//! each test in the repository layout, and checking everything a run needs before it starts.
+
+use super::config::RunConfig;
+use super::session::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(
+        "repository {0} does not exist or is not a directory; pass the project's root with --repo"
+    )]
+    NoRepo(PathBuf),
+    #[error("cannot read the issue file {path}: {source}")]
+    Issue {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "initial tests directory {0} does not exist; pass a directory of test_*.py files with --initial-tests"
+    )]
+    NoTestsDir(PathBuf),
+    #[error("{0} holds no *.py files; put one candidate test module per file there")]
+    EmptyTestsDir(PathBuf),
+    #[error("cannot read candidate test {path}: {source}")]
+    ReadTest {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no focal function given; name at least one with --focal FILE::QUALNAME")]
+    NoFocal,
+    #[error(
+        "focal file {file} does not exist in {repo}; focal paths are relative to the repository root"
+    )]
+    NoFocalFile { file: String, repo: PathBuf },
+    #[error("--tests must be at least 1")]
+    NoTests,
+}
+
+/// The `*.py` files of `dir` in name order, the first `n` of them.
+pub fn read_candidates(dir: &Path, n: usize) -> Result<Vec<(PathBuf, String)>, SetupError> {
+    if !dir.is_dir() {
+        return Err(SetupError::NoTestsDir(dir.to_path_buf()));
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| SetupError::ReadTest {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(SetupError::EmptyTestsDir(dir.to_path_buf()));
+    }
+    files
+        .into_iter()
+        .take(n)
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|source| SetupError::ReadTest {
+                path: p.clone(),
+                source,
+            })?;
+            Ok((p, text))
+        })
+        .collect()
+}
+
+/// Where a test named `name` goes inside the repo: `test_dir/name`, or a name that does not
+/// collide with a file the repository already has (the final patch must only add a file).
+pub fn place_test(repo: &Path, test_dir: &str, name: &str, taken: &BTreeSet<String>) -> String {
+    let dir = test_dir.trim_matches('/');
+    let join = |n: &str| {
+        if dir.is_empty() || dir == "." {
+            n.to_string()
+        } else {
+            format!("{dir}/{n}")
+        }
+    };
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    let mut candidate = join(name);
+    let mut i = 1;
+    while repo.join(&candidate).exists() || taken.contains(&candidate) {
+        candidate = join(&format!(
+            "{stem}_evootter{}.py",
+            if i == 1 { String::new() } else { i.to_string() }
+        ));
+        i += 1;
+    }
+    candidate
+}
+
+/// Test directory default: `tests/` when the repo has one, else `test/`, else the root.
+pub fn default_test_dir(repo: &Path) -> String {
+    ["tests", "test"]
+        .into_iter()
+        .find(|d| repo.join(d).is_dir())
+        .unwrap_or(".")
+        .to_string()
+}
+
+/// PYTHONPATH default: the repo root, plus `src/` when it exists.
+pub fn default_pythonpath(repo: &Path) -> Vec<String> {
+    let mut v = vec![".".to_string()];
+    if repo.join("src").is_dir() {
+        v.push("src".into());
+    }
+    v
+}
+
+pub fn new_session(
+    mut inputs: Inputs,
+    config: RunConfig,
+    candidates: Vec<(PathBuf, String)>,
+) -> Result<SessionDoc, SetupError> {
+    if !inputs.repo.is_dir() {
+        return Err(SetupError::NoRepo(inputs.repo.clone()));
+    }
+    inputs.repo = inputs.repo.canonicalize().unwrap_or(inputs.repo);
+    if inputs.focal.is_empty() {
+        return Err(SetupError::NoFocal);
+    }
+    for f in &inputs.focal {
+        if !inputs.repo.join(&f.file).is_file() {
+            return Err(SetupError::NoFocalFile {
+                file: f.file.clone(),
+                repo: inputs.repo.clone(),
+            });
+        }
+    }
+    if candidates.is_empty() {
+        return Err(SetupError::NoTests);
+    }
+    let mut tests = BTreeMap::new();
+    let mut initial = Vec::new();
+    let mut taken = BTreeSet::new();
+    for (i, (path, source)) in candidates.into_iter().enumerate() {
+        let id = format!("t{}", i + 1);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| format!("test_candidate_{}.py", i + 1));
+        let rel_path = place_test(&inputs.repo, &config.test_dir, &name, &taken);
+        taken.insert(rel_path.clone());
+        let cand = Candidate {
+            id: id.clone(),
+            name,
+            rel_path,
+            hash: crate::hash::sha256_hex(&source),
+            source,
+            origin: Origin::Initial { file: path },
+        };
+        tests.insert(id.clone(), cand);
+        initial.push(id);
+    }
+    let now = now_unix();
+    Ok(SessionDoc {
+        schema_version: SCHEMA_VERSION,
+        evootter_version: env!("CARGO_PKG_VERSION").to_string(),
+        created_unix: now,
+        updated_unix: now,
+        inputs,
+        config,
+        phase: Phase::Mutate,
+        pool: None,
+        tests,
+        initial_population: initial,
+        generations: vec![],
+        executions: BTreeMap::new(),
+        logs: BTreeMap::new(),
+        final_test: None,
+        evaluation: BTreeMap::new(),
+        timings: Timings::default(),
+        notes: vec![],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_avoids_existing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/test_a.py"), "").unwrap();
+        let taken = BTreeSet::new();
+        assert_eq!(
+            place_test(dir.path(), "tests", "test_b.py", &taken),
+            "tests/test_b.py"
+        );
+        assert_eq!(
+            place_test(dir.path(), "tests", "test_a.py", &taken),
+            "tests/test_a_evootter.py"
+        );
+        assert_eq!(
+            place_test(dir.path(), ".", "test_a.py", &taken),
+            "test_a.py"
+        );
+        assert_eq!(default_test_dir(dir.path()), "tests");
+        assert_eq!(default_pythonpath(dir.path()), vec!["."]);
+    }
+}

@@ -1,0 +1,181 @@
+//! Fail-to-pass evaluation against a golden patch. The patch is turned into file overrides
+//! (the patched content of every file it touches), so any executor can run `c_old + patch`
+//! in its own isolated copy; the user's repository is never patched.
+
+use crate::engine::session::F2p;
+use crate::exec::{ExecRequest, Executor, FileOverride};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("cannot read golden patch {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "golden patch {0} touches no file (is it a unified diff with --- a/ and +++ b/ lines?)"
+    )]
+    Empty(PathBuf),
+    #[error(
+        "golden patch {path} does not apply to {repo}: {detail}\nCheck that the patch was made against this commit, with paths relative to the repository root"
+    )]
+    DoesNotApply {
+        path: PathBuf,
+        repo: PathBuf,
+        detail: String,
+    },
+    #[error("golden patch {path} deletes {file}; patches that delete files are not supported yet")]
+    Deletes { path: PathBuf, file: String },
+    #[error("git is needed to apply the golden patch and could not be run: {0}. Install git")]
+    Git(std::io::Error),
+    #[error("temporary directory: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Files a patch touches: (path before, path after), `None` for /dev/null.
+fn touched(patch: &str) -> Vec<(Option<String>, Option<String>)> {
+    let strip = |s: &str, prefix: &str| -> Option<String> {
+        let s = s.split('\t').next().unwrap_or(s).trim_end();
+        if s == "/dev/null" {
+            None
+        } else {
+            Some(s.strip_prefix(prefix).unwrap_or(s).to_string())
+        }
+    };
+    let mut out = Vec::new();
+    let mut before = None;
+    for line in patch.lines() {
+        if let Some(rest) = line.strip_prefix("--- ") {
+            before = Some(strip(rest, "a/"));
+        } else if let Some(rest) = line.strip_prefix("+++ ")
+            && let Some(b) = before.take()
+        {
+            out.push((b, strip(rest, "b/")));
+        }
+    }
+    out
+}
+
+/// The content of every file the golden patch changes or adds, after applying it to `repo`.
+pub fn golden_overrides(repo: &Path, patch_path: &Path) -> Result<Vec<FileOverride>, EvalError> {
+    let patch = std::fs::read_to_string(patch_path).map_err(|source| EvalError::Read {
+        path: patch_path.to_path_buf(),
+        source,
+    })?;
+    let files = touched(&patch);
+    if files.is_empty() {
+        return Err(EvalError::Empty(patch_path.to_path_buf()));
+    }
+    let tmp = tempfile::tempdir()?;
+    for (before, after) in &files {
+        match (before, after) {
+            (Some(b), None) => {
+                return Err(EvalError::Deletes {
+                    path: patch_path.to_path_buf(),
+                    file: b.clone(),
+                });
+            }
+            (Some(b), _) => {
+                let src = repo.join(b);
+                let dst = tmp.path().join(b);
+                if let Some(parent) = dst.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                if src.is_file() {
+                    std::fs::copy(&src, &dst)?;
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    let abs_patch = patch_path
+        .canonicalize()
+        .unwrap_or_else(|_| patch_path.to_path_buf());
+    // `git init` makes the temp dir its own repository root, so `git apply` resolves paths
+    // against it even when /tmp sits inside some other checkout.
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .map_err(EvalError::Git)
+    };
+    git(&["init", "-q"])?;
+    let out = git(&["apply", "--whitespace=nowarn", &abs_patch.to_string_lossy()])?;
+    if !out.status.success() {
+        return Err(EvalError::DoesNotApply {
+            path: patch_path.to_path_buf(),
+            repo: repo.to_path_buf(),
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    let mut overrides = Vec::new();
+    for (_, after) in files {
+        let Some(a) = after else { continue };
+        let content = std::fs::read_to_string(tmp.path().join(&a))?;
+        overrides.push(FileOverride {
+            rel_path: a,
+            content,
+        });
+    }
+    Ok(overrides)
+}
+
+/// Run `test` on `c_old` and on `c_old` + golden patch.
+pub async fn evaluate(
+    executor: &dyn Executor,
+    test: FileOverride,
+    golden: Vec<FileOverride>,
+    timeout: Duration,
+) -> Result<(F2p, crate::exec::ExecResult, crate::exec::ExecResult), crate::exec::ExecError> {
+    let old_req = ExecRequest {
+        test: test.clone(),
+        overrides: vec![],
+        timeout,
+    };
+    let new_req = ExecRequest {
+        test,
+        overrides: golden,
+        timeout,
+    };
+    let (old, new) = tokio::join!(executor.run(old_req), executor.run(new_req));
+    let (old, new) = (old?, new?);
+    Ok((F2p::from_outcomes(old.outcome, new.outcome), old, new))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_overrides_apply_to_a_copy_only() {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir(repo.path().join("pkg")).unwrap();
+        std::fs::write(
+            repo.path().join("pkg/m.py"),
+            "def f(x):\n    return x < 3\n",
+        )
+        .unwrap();
+        let patch = "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x < 3\n+    return x <= 3\n\
+                     --- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+X = 1\n";
+        let pp = repo.path().join("fix.patch");
+        std::fs::write(&pp, patch).unwrap();
+        let o = golden_overrides(repo.path(), &pp).unwrap();
+        assert_eq!(o.len(), 2);
+        assert_eq!(o[0].rel_path, "pkg/m.py");
+        assert!(o[0].content.contains("x <= 3"));
+        assert_eq!(o[1].rel_path, "pkg/new.py");
+        // The repository itself is untouched.
+        let orig = std::fs::read_to_string(repo.path().join("pkg/m.py")).unwrap();
+        assert!(orig.contains("x < 3"));
+        assert!(!repo.path().join("pkg/new.py").exists());
+
+        std::fs::write(&pp, patch.replace("x < 3", "x > 99")).unwrap();
+        let err = golden_overrides(repo.path(), &pp).unwrap_err().to_string();
+        assert!(err.contains("does not apply"), "{err}");
+    }
+}

@@ -1,0 +1,109 @@
+//! What an execution is asked to do and what it reports. Every executor (local worker copies
+//! now, Docker and the warm forking executor later) speaks these types, so the engine never
+//! knows where pytest ran.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// How one pytest run of one candidate test module ended, read from the junit XML report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every collected test passed (skips allowed, at least one test ran).
+    Passed,
+    /// At least one test failed (a `<failure>` in the junit report) and none errored.
+    Failed,
+    /// Collection error, import error, fixture error, no tests collected, pytest crashed, or
+    /// no junit report written.
+    Error,
+    /// Killed at the execution's timeout.
+    Timeout,
+}
+
+/// Why a failing test failed: the Otter selector (paper IV-A) prefers assertion failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    Assertion,
+    Other,
+}
+
+/// A file placed in (or replaced in) the working copy for one execution; the copy is restored
+/// afterwards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileOverride {
+    /// Relative to the repository root, `/` separators.
+    pub rel_path: String,
+    pub content: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    /// The candidate test module; `rel_path` is where it is placed in the copy (for example
+    /// `tests/test_issue_repro.py`) and what pytest is pointed at.
+    pub test: FileOverride,
+    /// Source files replaced for this run: one mutated file for a mutant, none for `c_old`.
+    pub overrides: Vec<FileOverride>,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    pub passed: u32,
+    pub failed: u32,
+    pub errors: u32,
+    pub skipped: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecResult {
+    pub outcome: Outcome,
+    /// Set when `outcome` is `Failed`.
+    pub failure_kind: Option<FailureKind>,
+    /// The exception type of the first failure or error, when the report names it
+    /// (`AssertionError`, `ZeroDivisionError`, `ModuleNotFoundError`).
+    pub exception: Option<String>,
+    pub exit_code: Option<i32>,
+    /// Everything pytest wrote (stdout and stderr, in order).
+    pub raw_log: String,
+    /// `raw_log` after `normalize::normalize_log`; kills compare these.
+    pub normalized_log: String,
+    /// Per test node id: PASSED / FAILED / ERROR / SKIPPED / XFAIL / XPASS, from the junit report.
+    pub status_map: BTreeMap<String, String>,
+    pub counts: TestCounts,
+    pub duration: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("could not prepare the working copy {path}: {source}")]
+    WorkingCopy {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "could not start `{python}`: {source}. Pass --python with an interpreter that has pytest installed"
+    )]
+    Spawn {
+        python: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Runs one candidate test module with pytest, against `c_old` or a mutant, in isolation.
+pub trait Executor: Send + Sync {
+    fn run(&self, req: ExecRequest) -> BoxFuture<'_, Result<ExecResult, ExecError>>;
+    /// How many executions may run at once.
+    fn parallelism(&self) -> usize;
+    /// One line for progress output and the session, e.g. `local: 2 workers, python 3.11.7`.
+    fn describe(&self) -> String;
+}

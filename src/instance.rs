@@ -1,0 +1,166 @@
+//! A bundled or benchmark instance: a repository at `c_old`, an issue, candidate tests, focal
+//! functions and (for evaluation only) the golden patch and test, described by
+//! `instance.toml`. Paths in the file are relative to the instance directory.
+
+use crate::python::FocalFunction;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInstance {
+    name: String,
+    #[serde(default)]
+    description: String,
+    repo: PathBuf,
+    issue: PathBuf,
+    golden_patch: Option<PathBuf>,
+    golden_test: Option<PathBuf>,
+    initial_tests: Option<PathBuf>,
+    test_dir: Option<String>,
+    pythonpath: Option<Vec<String>>,
+    #[serde(default)]
+    focal: Vec<String>,
+    #[serde(default)]
+    run: RunDefaults,
+}
+
+/// `[run]` table: defaults for `evootter run --instance`; command-line flags win.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDefaults {
+    pub tests: Option<usize>,
+    pub mutants: Option<usize>,
+    pub seed: Option<u64>,
+    pub timeout: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub dir: PathBuf,
+    pub name: String,
+    pub description: String,
+    pub repo: PathBuf,
+    pub issue: PathBuf,
+    pub golden_patch: Option<PathBuf>,
+    pub golden_test: Option<PathBuf>,
+    pub initial_tests: Option<PathBuf>,
+    pub test_dir: Option<String>,
+    pub pythonpath: Option<Vec<String>>,
+    pub focal: Vec<FocalFunction>,
+    pub run: RunDefaults,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    #[error(
+        "{0} has no instance.toml; an instance is a directory with instance.toml, repo/, issue.md and candidates/"
+    )]
+    Missing(PathBuf),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a valid instance file: {detail}")]
+    Invalid { path: PathBuf, detail: String },
+}
+
+impl Instance {
+    /// Load `dir/instance.toml` (or the file itself when `dir` names it).
+    pub fn load(dir: &Path) -> Result<Self, InstanceError> {
+        let (dir, file) = if dir.is_file() {
+            (
+                dir.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                dir.to_path_buf(),
+            )
+        } else {
+            (dir.to_path_buf(), dir.join("instance.toml"))
+        };
+        if !file.is_file() {
+            return Err(InstanceError::Missing(dir));
+        }
+        let text = std::fs::read_to_string(&file).map_err(|source| InstanceError::Read {
+            path: file.clone(),
+            source,
+        })?;
+        let invalid = |detail: String| InstanceError::Invalid {
+            path: file.clone(),
+            detail,
+        };
+        let raw: RawInstance = toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let focal = raw
+            .focal
+            .iter()
+            .map(|f| {
+                f.parse::<FocalFunction>()
+                    .map_err(|e| invalid(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let at = |p: PathBuf| dir.join(p);
+        let inst = Instance {
+            name: raw.name,
+            description: raw.description,
+            repo: at(raw.repo),
+            issue: at(raw.issue),
+            golden_patch: raw.golden_patch.map(at),
+            golden_test: raw.golden_test.map(at),
+            initial_tests: raw.initial_tests.map(at),
+            test_dir: raw.test_dir,
+            pythonpath: raw.pythonpath,
+            focal,
+            run: raw.run,
+            dir: dir.clone(),
+        };
+        for (what, p) in [("repo", Some(&inst.repo)), ("issue", Some(&inst.issue))]
+            .into_iter()
+            .chain([("golden_patch", inst.golden_patch.as_ref())])
+            .chain([("initial_tests", inst.initial_tests.as_ref())])
+        {
+            if let Some(p) = p
+                && !p.exists()
+            {
+                return Err(invalid(format!("{what} = {} does not exist", p.display())));
+            }
+        }
+        Ok(inst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_instance_files_get_clear_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(err.contains("has no instance.toml"), "{err}");
+
+        std::fs::write(d.path().join("instance.toml"), "name = 1\n").unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(err.contains("not a valid instance file"), "{err}");
+
+        std::fs::create_dir(d.path().join("repo")).unwrap();
+        std::fs::write(d.path().join("issue.md"), "x").unwrap();
+        std::fs::write(
+            d.path().join("instance.toml"),
+            "name = \"x\"\nrepo = \"repo\"\nissue = \"issue.md\"\nfocal = [\"m.py\"]\n",
+        )
+        .unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(err.contains("FILE::QUALNAME"), "{err}");
+
+        std::fs::write(
+            d.path().join("instance.toml"),
+            "name = \"x\"\nrepo = \"repo\"\nissue = \"issue.md\"\ngolden_patch = \"nope.patch\"\nfocal = [\"m.py::f\"]\n[run]\nseed = 3\n",
+        )
+        .unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("golden_patch") && err.contains("does not exist"),
+            "{err}"
+        );
+    }
+}

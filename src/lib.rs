@@ -1,0 +1,12 @@
+//! evootter: generate, evolve and inspect bug reproduction tests for Python repositories, after
+//! the EvoOtter paper. The engine (`engine`) drives mutants (`mutate`), executions (`exec`) and
+//! selection over a session document; the binary's commands are thin layers over it.
+
+pub mod engine;
+pub mod eval;
+pub mod exec;
+pub mod hash;
+pub mod instance;
+pub mod mutate;
+pub mod python;
+pub mod rng;

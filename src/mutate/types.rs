@@ -1,0 +1,122 @@
+//! The data of a code mutant (paper Table I). Kept apart from the generator so the engine,
+//! the session document and later the TUI share one definition.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// The nine rule-based mutant kinds of Table I.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutantKind {
+    BinaryArithmetic,
+    UnaryArithmetic,
+    BinaryRelational,
+    BinaryLogical,
+    UnaryLogical,
+    ConstantReplacement,
+    ReturnValue,
+    Assignment,
+    ForceFailure,
+}
+
+impl MutantKind {
+    pub const ALL: [MutantKind; 9] = [
+        MutantKind::BinaryArithmetic,
+        MutantKind::UnaryArithmetic,
+        MutantKind::BinaryRelational,
+        MutantKind::BinaryLogical,
+        MutantKind::UnaryLogical,
+        MutantKind::ConstantReplacement,
+        MutantKind::ReturnValue,
+        MutantKind::Assignment,
+        MutantKind::ForceFailure,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutantKind::BinaryArithmetic => "binary_arithmetic",
+            MutantKind::UnaryArithmetic => "unary_arithmetic",
+            MutantKind::BinaryRelational => "binary_relational",
+            MutantKind::BinaryLogical => "binary_logical",
+            MutantKind::UnaryLogical => "unary_logical",
+            MutantKind::ConstantReplacement => "constant_replacement",
+            MutantKind::ReturnValue => "return_value",
+            MutantKind::Assignment => "assignment",
+            MutantKind::ForceFailure => "force_failure",
+        }
+    }
+}
+
+impl fmt::Display for MutantKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MutantKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MutantKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = MutantKind::ALL.iter().map(|k| k.as_str()).collect();
+                format!(
+                    "unknown mutant kind `{s}`; expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// One code mutant: a single byte-range replacement in one file of the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// Stable id: a hash of (file, function, kind, byte range, replacement).
+    pub id: String,
+    pub kind: MutantKind,
+    /// File relative to the repo root, `/` separators.
+    pub file: String,
+    /// Qualified name of the focal function the mutant is in.
+    pub function: String,
+    /// 1-based line of the mutation site.
+    pub line: usize,
+    /// Byte range in the original file that is replaced.
+    pub start: usize,
+    pub end: usize,
+    /// The original text of that range and what replaces it.
+    pub original: String,
+    pub replacement: String,
+    /// Unified diff (`--- a/FILE` / `+++ b/FILE`) that `git apply` accepts at the repo root.
+    pub diff: String,
+}
+
+impl Mutant {
+    /// The mutated file content, given the original content of `self.file`.
+    pub fn apply(&self, original_source: &str) -> String {
+        let mut out = String::with_capacity(original_source.len() + self.replacement.len());
+        out.push_str(&original_source[..self.start]);
+        out.push_str(&self.replacement);
+        out.push_str(&original_source[self.end..]);
+        out
+    }
+}
+
+/// The initial mutant set of a run (paper III-C: generated until `m` unique mutants exist).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MutantPool {
+    pub mutants: Vec<Mutant>,
+    /// How many were asked for (`m`).
+    pub requested: usize,
+    /// Random draws (function, kind) made, including inapplicable ones.
+    pub attempts: usize,
+    /// True when the focal functions cannot yield `requested` unique mutants.
+    pub exhausted: bool,
+    /// The mix of kinds in `mutants`.
+    pub kinds: BTreeMap<MutantKind, usize>,
+    /// SHA-256 of each focal file's original content, so a resumed session can tell that the
+    /// repository changed under it.
+    pub file_hashes: BTreeMap<String, String>,
+}

@@ -1,0 +1,106 @@
+//! Shared helpers for the integration tests: the real binary, real example instances, and a
+//! fingerprint of a directory tree to prove the user's repository is never touched.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_evootter"))
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("instance.toml").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Path -> (size, mtime, sha256) of every file below `dir`, `__pycache__` included: any write
+/// shows up.
+pub fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, (u64, std::time::SystemTime, String)> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let md = std::fs::symlink_metadata(&p).unwrap();
+            if md.is_dir() {
+                out.insert(p.clone(), (0, md.modified().unwrap(), String::new()));
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.insert(
+                    p,
+                    (
+                        md.len(),
+                        md.modified().unwrap(),
+                        evootter::hash::sha256_hex(bytes),
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+pub fn read_json(p: &Path) -> serde_json::Value {
+    let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()));
+    serde_json::from_str(&t).unwrap()
+}
+
+/// Is any process still running whose command line or working directory mentions `needle`?
+pub fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut hits = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = e.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let cwd = std::fs::read_link(e.path().join("cwd"))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        if cmd.contains(needle) || cwd.contains(needle) {
+            hits.push(format!("{pid}: {cmd} (cwd {cwd})"));
+        }
+    }
+    hits
+}
+
+/// Write a tiny package with one function into `dir` and return the repo path.
+pub fn tiny_repo(dir: &Path) -> PathBuf {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("calc")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("calc/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("calc/ops.py"),
+        "def clamp(x, lo, hi):\n    \"\"\"Clamp x to [lo, hi].\"\"\"\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi - 1\n    return x\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("issue.md"),
+        "clamp(15, 0, 10) returns 9, expected 10\n",
+    )
+    .unwrap();
+    repo
+}
