@@ -53,6 +53,9 @@ pub struct RunArgs {
     /// none (the LLM crossover comes with the LLM steps)
     #[arg(long, default_value = "none")]
     crossover: CrossoverStrategy,
+    /// Run each test once on c_old instead of twice (the second run detects flaky logs).
+    #[arg(long)]
+    no_flaky_check: bool,
     /// Interpreter with pytest (default: python3 if it has pytest, else a managed venv).
     #[arg(long)]
     python: Option<PathBuf>,
@@ -79,6 +82,10 @@ pub struct RunArgs {
     /// Overwrite a session already in --out.
     #[arg(long)]
     force: bool,
+    /// Take over the executions of an earlier session of the same repository and tests
+    /// (comparing strategies then runs each execution once).
+    #[arg(long, value_name = "SESSION")]
+    reuse_executions: Option<PathBuf>,
     /// Also write every engine event as a JSON line to this file.
     #[arg(long)]
     events: Option<PathBuf>,
@@ -195,6 +202,13 @@ fn resume_doc(p: &Path) -> anyhow::Result<(SessionDoc, PathBuf)> {
         "the session's repository {} is gone; it is needed to resume",
         doc.inputs.repo.display()
     );
+    let now = setup::repo_fingerprint(&doc.inputs.repo)?;
+    anyhow::ensure!(
+        doc.inputs.repo_fingerprint.is_empty() || doc.inputs.repo_fingerprint == now,
+        "the repository {} changed since this session started, so its recorded executions no \
+         longer describe it. Restore it (e.g. `git stash`), or start a new run",
+        doc.inputs.repo.display()
+    );
     Ok((doc, path))
 }
 
@@ -268,6 +282,7 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         fitness: a.fitness,
         rescue_tiebreak: !a.no_rescue_tiebreak,
         crossover: a.crossover,
+        check_flaky: !a.no_flaky_check,
         jobs: a.jobs.unwrap_or_else(super::default_jobs).max(1),
         timeout_secs: a.timeout.or(defaults.timeout).unwrap_or(60.0),
         seed: a.seed.or(defaults.seed).unwrap_or(1),
@@ -285,10 +300,23 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         initial_tests_dir: Some(abs(tests_dir)),
         golden_patch: golden_patch.map(abs),
         instance: inst.as_ref().map(|i| i.name.clone()),
+        repo_fingerprint: String::new(),
     };
     let mut doc = setup::new_session(inputs, config, candidates)?;
     if let Some(note) = pyenv.note {
         doc.notes.push(note);
+    }
+    if let Some(p) = &a.reuse_executions {
+        let path = if p.is_dir() {
+            p.join("session.json")
+        } else {
+            p.clone()
+        };
+        let other = SessionDoc::load(&path)?;
+        let n = setup::reuse_executions(&mut doc, &other)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        doc.notes
+            .push(format!("reused {n} executions from {}", path.display()));
     }
     let out = a
         .out

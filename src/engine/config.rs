@@ -84,6 +84,9 @@ pub struct RunConfig {
     /// Use rescues (a test failing on `c_old` that passes on a mutant) as the first tie-break.
     pub rescue_tiebreak: bool,
     pub crossover: CrossoverStrategy,
+    /// Run each test twice on `c_old` to detect flaky logs.
+    #[serde(default = "yes")]
+    pub check_flaky: bool,
     pub jobs: usize,
     /// Cap on one execution, in seconds; mutant runs get less, derived from the baseline.
     pub timeout_secs: f64,
@@ -96,7 +99,21 @@ pub struct RunConfig {
     pub test_dir: String,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl RunConfig {
+    /// The `c_old` runs every test gets before its mutant runs.
+    pub fn baseline_targets(&self) -> Vec<super::session::Target> {
+        use super::session::Target;
+        if self.check_flaky {
+            vec![Target::Old, Target::OldRepeat]
+        } else {
+            vec![Target::Old]
+        }
+    }
+
     /// Timeout for a mutant execution of a test whose `c_old` run took `baseline_secs`:
     /// `(baseline + 1 s) x 10`, capped by `--timeout`. A mutant that makes a test loop forever
     /// is a kill, and waiting the full cap for it would dominate the run.

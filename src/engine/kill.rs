@@ -57,6 +57,7 @@ pub fn score<'a>(
         status_kills: vec![],
         rescues: vec![],
         timeouts: vec![],
+        flaky: false,
     };
     for (id, run) in runs {
         let c = cell(old, run);

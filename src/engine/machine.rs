@@ -46,6 +46,14 @@ pub enum EngineError {
     State(String),
 }
 
+/// Counters of the step in flight, for progress events.
+#[derive(Default)]
+struct StepProgress {
+    done: usize,
+    total: usize,
+    kills: usize,
+}
+
 /// One execution waiting to run.
 struct Job {
     test: TestId,
@@ -201,16 +209,12 @@ impl Engine {
         let pool_len = self.doc.pool.as_ref().map_or(0, |p| p.mutants.len());
         let count = mutants_for(tests.len(), self.doc.config.mutants, pool_len);
         let mutants: Vec<MutantId> = self.sampling_order().into_iter().take(count).collect();
-        let executions = tests.len() * (mutants.len() + 1);
-        let mut cached = 0;
-        for t in &tests {
-            let hash = &self.doc.tests[t].hash;
-            let targets =
-                std::iter::once(Target::Old).chain(mutants.iter().cloned().map(Target::Mutant));
-            cached += targets
-                .filter(|tg| self.doc.executions.contains_key(&exec_key(hash, tg)))
-                .count();
-        }
+        let targets = self.targets(&mutants);
+        let executions = tests.len() * targets.len();
+        let cached = tests
+            .iter()
+            .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
+            .sum();
         self.emit(Event::GenerationStarted {
             generation: index,
             tests: tests.len(),
@@ -233,6 +237,13 @@ impl Engine {
             offspring: vec![],
         });
         self.doc.phase = Phase::Execute { generation: index };
+    }
+
+    /// Every target a test of a generation runs against: the baselines, then the mutants.
+    fn targets(&self, mutants: &[MutantId]) -> Vec<Target> {
+        let mut v = self.doc.config.baseline_targets();
+        v.extend(mutants.iter().cloned().map(Target::Mutant));
+        v
     }
 
     fn after_final(&self) -> Phase {
@@ -296,42 +307,46 @@ impl Engine {
     async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
         let gen_ = self.generation(g)?.clone();
         let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
-        let total = gen_.executions;
-        let mut done = gen_.executions
-            - gen_
-                .tests
-                .iter()
-                .map(|t| {
-                    std::iter::once(Target::Old)
-                        .chain(gen_.mutants.iter().cloned().map(Target::Mutant))
-                        .filter(|tg| !self.has_run(t, tg))
-                        .count()
-                })
-                .sum::<usize>();
-
-        // Baselines first: mutant timeouts are derived from them.
-        let baselines: Vec<Job> = gen_
+        let mut progress = StepProgress {
+            total: gen_.executions,
+            ..Default::default()
+        };
+        let targets = self.targets(&gen_.mutants);
+        progress.done = gen_
             .tests
             .iter()
-            .filter(|t| !self.has_run(t, &Target::Old))
-            .map(|t| Job {
-                test: t.clone(),
-                target: Target::Old,
-                request: ExecRequest {
-                    test: self.test_file(t),
-                    overrides: vec![],
-                    timeout: cap,
-                },
-            })
-            .collect();
-        self.run_jobs(Some(g), baselines, &mut done, total).await?;
+            .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
+            .sum();
+
+        // Baselines first: mutant timeouts are derived from them.
+        let mut baselines = Vec::new();
+        for t in &gen_.tests {
+            for target in self.doc.config.baseline_targets() {
+                if !self.has_run(t, &target) {
+                    baselines.push(Job {
+                        test: t.clone(),
+                        target,
+                        request: ExecRequest {
+                            test: self.test_file(t),
+                            overrides: vec![],
+                            timeout: cap,
+                        },
+                    });
+                }
+            }
+        }
+        self.run_jobs(Some(g), baselines, &mut progress).await?;
 
         let mut jobs = Vec::new();
         for t in &gen_.tests {
             let base = self
                 .doc
-                .execution(t, &Target::Old)
-                .map_or(0.0, |e| e.duration_ms as f64 / 1000.0);
+                .config
+                .baseline_targets()
+                .iter()
+                .filter_map(|tg| self.doc.execution(t, tg))
+                .map(|e| e.duration_ms as f64 / 1000.0)
+                .fold(0.0, f64::max);
             let timeout =
                 Duration::from_secs_f64(self.doc.config.mutant_timeout_secs(base).max(1.0));
             for id in &gen_.mutants {
@@ -355,11 +370,20 @@ impl Engine {
                 });
             }
         }
-        self.run_jobs(Some(g), jobs, &mut done, total).await?;
+        self.run_jobs(Some(g), jobs, &mut progress).await?;
 
         let scores = self.score_generation(&gen_);
-        let gm = &mut self.doc.generations[g];
-        gm.scores = scores;
+        self.check_force_failure(&gen_, &scores);
+        for (t, sc) in &scores {
+            let msg = format!(
+                "{t} ({}) logs differently in two runs on c_old (flaky): its kills are not counted",
+                self.doc.tests[t].name
+            );
+            if sc.flaky && !self.doc.notes.contains(&msg) {
+                self.note(msg);
+            }
+        }
+        self.doc.generations[g].scores = scores;
         self.doc.phase = Phase::Select { generation: g };
         Ok(())
     }
@@ -379,9 +403,40 @@ impl Engine {
                         .map(|e| (id, e))
                 })
                 .collect();
-            out.insert(t.clone(), kill::score(old, runs));
+            let mut score = kill::score(old, runs);
+            score.flaky = self
+                .doc
+                .execution(t, &Target::OldRepeat)
+                .is_some_and(|again| again.normalized_log != old.normalized_log);
+            out.insert(t.clone(), score);
         }
         out
+    }
+
+    /// A force-failure mutant raises at the top of its function, so any test that calls the
+    /// function kills it. When none does, the tests never reach that function in the working
+    /// copy: they call something else, or import an installed copy of the package. Say so,
+    /// since every kill count of that function is then meaningless.
+    fn check_force_failure(&mut self, gen_: &Generation, scores: &BTreeMap<TestId, TestScore>) {
+        let unreached: Vec<String> = gen_
+            .mutants
+            .iter()
+            .filter_map(|id| self.mutant(id).ok())
+            .filter(|m| m.kind == mutate::MutantKind::ForceFailure)
+            .filter(|m| !scores.values().any(|s| s.kills.contains(&m.id)))
+            .map(|m| format!("{}::{}", m.file, m.function))
+            .collect();
+        for f in unreached {
+            let msg = format!(
+                "no test of generation {} killed the force-failure mutant of {f}: the candidates \
+                 never call it, or they import another copy of the package (an installed one?) \
+                 instead of the repository's",
+                gen_.index
+            );
+            if !self.doc.notes.contains(&msg) {
+                self.note(msg);
+            }
+        }
     }
 
     /// Run jobs `parallelism()` at a time, recording each result as it arrives.
@@ -389,8 +444,7 @@ impl Engine {
         &mut self,
         generation: Option<usize>,
         jobs: Vec<Job>,
-        done: &mut usize,
-        total: usize,
+        progress: &mut StepProgress,
     ) -> Result<(), EngineError> {
         let width = self.executor.parallelism().max(1);
         let mut pending = jobs.into_iter();
@@ -407,24 +461,23 @@ impl Engine {
         for job in pending.by_ref().take(width) {
             spawn(&mut set, job);
         }
-        let mut kills = 0usize;
         while let Some(joined) = set.join_next().await {
             let (test, target, timeout, result) =
                 joined.map_err(|e| EngineError::State(format!("execution task failed: {e}")))?;
             let result = result?;
             let outcome = result.outcome;
             let killed = self.record(&test, &target, timeout, result);
-            kills += usize::from(killed == Some(true));
-            *done += 1;
+            progress.kills += usize::from(killed == Some(true));
+            progress.done += 1;
             self.emit(Event::ExecutionDone {
                 generation,
                 test,
                 target,
                 outcome,
                 killed,
-                done: *done,
-                total,
-                kills,
+                done: progress.done,
+                total: progress.total,
+                kills: progress.kills,
             });
             if let Some(job) = pending.next() {
                 spawn(&mut set, job);
@@ -496,8 +549,9 @@ impl Engine {
                     id: t.clone(),
                     old_outcome: old.map_or(Outcome::Error, |e| e.outcome),
                     old_failure_kind: old.and_then(|e| e.failure_kind),
-                    kills: score.map_or(0, |s| s.kills.len()),
-                    rescues: score.map_or(0, |s| s.rescues.len()),
+                    // A flaky test's log differences are noise, not kills.
+                    kills: score.filter(|s| !s.flaky).map_or(0, |s| s.kills.len()),
+                    rescues: score.filter(|s| !s.flaky).map_or(0, |s| s.rescues.len()),
                     source_len: self.doc.tests[t].source.len(),
                 }
             })
@@ -577,9 +631,11 @@ impl Engine {
                 });
             }
         }
-        let total = jobs.len();
-        let mut done = 0;
-        self.run_jobs(None, jobs, &mut done, total).await?;
+        let mut progress = StepProgress {
+            total: jobs.len(),
+            ..Default::default()
+        };
+        self.run_jobs(None, jobs, &mut progress).await?;
         for t in &tests {
             let old = self.doc.execution(t, &Target::Old).map(|e| e.outcome);
             let new = self.doc.execution(t, &Target::Golden).map(|e| e.outcome);

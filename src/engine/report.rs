@@ -25,6 +25,12 @@ pub fn report(doc: &SessionDoc) -> Value {
                 .filter(|(_, s)| !s.rescues.is_empty())
                 .map(|(t, s)| (t.as_str(), &s.rescues))
                 .collect();
+            let flaky: Vec<&str> = g
+                .scores
+                .iter()
+                .filter(|(_, s)| s.flaky)
+                .map(|(t, _)| t.as_str())
+                .collect();
             let old: BTreeMap<&str, Outcome> = g
                 .scores
                 .iter()
@@ -39,6 +45,7 @@ pub fn report(doc: &SessionDoc) -> Value {
                 "scores": scores,
                 "old_outcomes": old,
                 "rescues": rescues,
+                "flaky": flaky,
                 "ranking": g.ranking,
                 "selected": g.selected,
                 "selected_by": g.selected_by,

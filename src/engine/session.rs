@@ -30,6 +30,9 @@ pub struct Inputs {
     pub golden_patch: Option<PathBuf>,
     /// The bundled or benchmark instance this run came from, if any.
     pub instance: Option<String>,
+    /// `setup::repo_fingerprint` of `repo` when the session started.
+    #[serde(default)]
+    pub repo_fingerprint: String,
 }
 
 /// Where a candidate test came from.
@@ -65,6 +68,9 @@ pub struct Candidate {
 pub enum Target {
     /// The repository as given (`c_old`).
     Old,
+    /// A second `c_old` run: a test whose two `c_old` logs differ is flaky, and its log
+    /// differences on mutants prove nothing.
+    OldRepeat,
     Mutant(MutantId),
     /// `c_old` plus the golden patch: only for the evaluation after the run.
     Golden,
@@ -74,6 +80,7 @@ impl Target {
     pub fn key_part(&self) -> String {
         match self {
             Target::Old => "old".into(),
+            Target::OldRepeat => "old-repeat".into(),
             Target::Mutant(id) => id.clone(),
             Target::Golden => "golden".into(),
         }
@@ -123,6 +130,9 @@ pub struct TestScore {
     /// Mutants on which a test that fails or errors on `c_old` passes: surrogate fixes.
     pub rescues: Vec<MutantId>,
     pub timeouts: Vec<MutantId>,
+    /// The two `c_old` runs gave different normalized logs: kills are not counted.
+    #[serde(default)]
+    pub flaky: bool,
 }
 
 /// How a cut that fitness could not decide was decided.
@@ -142,7 +152,7 @@ pub struct Generation {
     pub tests: Vec<TestId>,
     /// The sample of the mutant pool this generation runs against.
     pub mutants: Vec<MutantId>,
-    /// Executions this generation needs: tests x mutants + one `c_old` baseline per test.
+    /// Executions this generation needs: tests x mutants + the `c_old` baselines per test.
     pub executions: usize,
     /// Of those, how many were answered from the cache (run in an earlier generation).
     pub cached: usize,
@@ -338,5 +348,138 @@ impl SessionDoc {
             });
         }
         serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::config::*;
+
+    fn doc(dir: &Path) -> SessionDoc {
+        std::fs::create_dir_all(dir.join("repo/pkg")).unwrap();
+        std::fs::write(dir.join("repo/pkg/m.py"), "def f():\n    return 1\n").unwrap();
+        let inputs = Inputs {
+            repo: dir.join("repo"),
+            issue_path: None,
+            issue_text: "f() returns 1".into(),
+            focal: vec!["pkg/m.py::f".parse().unwrap()],
+            initial_tests_dir: None,
+            golden_patch: None,
+            instance: None,
+            repo_fingerprint: String::new(),
+        };
+        let config = RunConfig {
+            tests: 2,
+            mutants: 4,
+            selection: SelectionStrategy::Mutation,
+            fitness: FitnessRule::Brt,
+            rescue_tiebreak: true,
+            crossover: CrossoverStrategy::None,
+            check_flaky: true,
+            jobs: 1,
+            timeout_secs: 5.0,
+            seed: 7,
+            python: "python3".into(),
+            pythonpath: vec![".".into()],
+            test_dir: "tests".into(),
+        };
+        let cands = vec![
+            (
+                PathBuf::from("test_a.py"),
+                "def test_a():\n    assert 0\n".to_string(),
+            ),
+            (
+                PathBuf::from("test_b.py"),
+                "def test_b():\n    pass\n".to_string(),
+            ),
+        ];
+        crate::engine::setup::new_session(inputs, config, cands).unwrap()
+    }
+
+    #[test]
+    fn round_trip_is_lossless_and_atomic() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = doc(dir.path());
+        let log = d.intern_log("FAILED tests/test_a.py::test_a");
+        assert_eq!(
+            d.intern_log("FAILED tests/test_a.py::test_a"),
+            log,
+            "logs dedup by hash"
+        );
+        assert_eq!(d.logs.len(), 1);
+        d.executions.insert(
+            exec_key(&d.tests["t1"].hash, &Target::Mutant("m1".into())),
+            Execution {
+                test_hash: d.tests["t1"].hash.clone(),
+                target: Target::Mutant("m1".into()),
+                outcome: Outcome::Failed,
+                failure_kind: Some(FailureKind::Assertion),
+                exception: Some("AssertionError".into()),
+                exit_code: Some(1),
+                raw_log: log.clone(),
+                normalized_log: log,
+                status_map: BTreeMap::from([("tests/test_a.py::test_a".into(), "FAILED".into())]),
+                counts: TestCounts::default(),
+                duration_ms: 120,
+                timeout_ms: 5000,
+                seq: 1,
+                pid: 42,
+            },
+        );
+        d.phase = Phase::Select { generation: 0 };
+        assert!(!d.inputs.repo_fingerprint.is_empty());
+        let path = dir.path().join("out/session.json");
+        d.save(&path).unwrap();
+        let back = SessionDoc::load(&path).unwrap();
+        assert_eq!(back.inputs, d.inputs);
+        assert_eq!(back.tests, d.tests);
+        assert_eq!(back.executions, d.executions);
+        assert_eq!(back.phase, d.phase);
+        assert_eq!(back, d);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("session.json")]);
+        assert!(
+            d.execution(&"t1".to_string(), &Target::Mutant("m1".into()))
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn reuse_requires_the_same_repository_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = doc(dir.path());
+        let mut b = a.clone();
+        b.executions.clear();
+        a.executions.insert(
+            exec_key(&a.tests["t2"].hash, &Target::Old),
+            Execution {
+                test_hash: a.tests["t2"].hash.clone(),
+                target: Target::Old,
+                outcome: Outcome::Passed,
+                failure_kind: None,
+                exception: None,
+                exit_code: Some(0),
+                raw_log: String::new(),
+                normalized_log: String::new(),
+                status_map: BTreeMap::new(),
+                counts: TestCounts::default(),
+                duration_ms: 1,
+                timeout_ms: 1,
+                seq: 1,
+                pid: 1,
+            },
+        );
+        assert_eq!(crate::engine::setup::reuse_executions(&mut b, &a), Ok(1));
+        assert_eq!(b.executions.len(), 1);
+        let mut c = b.clone();
+        c.executions.clear();
+        c.inputs.repo_fingerprint = "other".into();
+        let err = crate::engine::setup::reuse_executions(&mut c, &a).unwrap_err();
+        assert!(err.contains("repository content"), "{err}");
+        assert!(c.executions.is_empty());
     }
 }

@@ -30,6 +30,12 @@ pub enum SetupError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot read the repository {path}: {source}")]
+    ReadRepo {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("no focal function given; name at least one with --focal FILE::QUALNAME")]
     NoFocal,
     #[error(
@@ -103,6 +109,98 @@ pub fn default_test_dir(repo: &Path) -> String {
         .to_string()
 }
 
+/// A fingerprint of everything an execution sees of the repository (the files a working copy
+/// gets): paths, sizes and contents. A resumed session or reused executions are only valid
+/// while it is unchanged.
+pub fn repo_fingerprint(repo: &Path) -> std::io::Result<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir)? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !crate::exec::local::is_copied(&name) {
+                continue;
+            }
+            let kind = e.file_type()?;
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file() {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    let mut acc = String::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(repo)
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .into_owned();
+        let bytes = std::fs::read(&f)?;
+        acc.push_str(&format!("{rel}\0{}\n", crate::hash::sha256_hex(bytes)));
+    }
+    Ok(crate::hash::sha256_hex(acc))
+}
+
+/// Take over the executions of an earlier session (`--reuse-executions`): same repository
+/// content, same interpreter and layout, so a (test content, mutant id) pair means the same
+/// run. Comparing strategies on one instance then costs the executions only once. Returns how
+/// many were taken.
+pub fn reuse_executions(doc: &mut SessionDoc, other: &SessionDoc) -> Result<usize, String> {
+    let mismatch = |what: &str| {
+        Err(format!(
+            "cannot reuse its executions: the {what} differs from this run's"
+        ))
+    };
+    if other.inputs.repo_fingerprint.is_empty()
+        || other.inputs.repo_fingerprint != doc.inputs.repo_fingerprint
+    {
+        return mismatch("repository content");
+    }
+    if other.config.python != doc.config.python {
+        return mismatch("Python interpreter");
+    }
+    if other.config.pythonpath != doc.config.pythonpath {
+        return mismatch("PYTHONPATH");
+    }
+    if other.config.test_dir != doc.config.test_dir {
+        return mismatch("test directory");
+    }
+    if other.config.timeout_secs != doc.config.timeout_secs {
+        return mismatch("timeout");
+    }
+    let placed: BTreeSet<(&str, &str)> = doc
+        .tests
+        .values()
+        .map(|c| (c.hash.as_str(), c.rel_path.as_str()))
+        .collect();
+    let theirs: BTreeMap<&str, &str> = other
+        .tests
+        .values()
+        .map(|c| (c.hash.as_str(), c.rel_path.as_str()))
+        .collect();
+    let mut taken = 0;
+    for (key, e) in &other.executions {
+        // The same test content placed at the same path (the path shows in the log).
+        let same_place = theirs
+            .get(e.test_hash.as_str())
+            .is_some_and(|p| placed.contains(&(e.test_hash.as_str(), *p)));
+        if !same_place || doc.executions.contains_key(key) {
+            continue;
+        }
+        for log in [&e.raw_log, &e.normalized_log] {
+            if let Some(t) = other.logs.get(log) {
+                doc.logs.insert(log.clone(), t.clone());
+            }
+        }
+        doc.executions.insert(key.clone(), e.clone());
+        taken += 1;
+    }
+    Ok(taken)
+}
+
 /// PYTHONPATH default: the repo root, plus `src/` when it exists.
 pub fn default_pythonpath(repo: &Path) -> Vec<String> {
     let mut v = vec![".".to_string()];
@@ -121,6 +219,11 @@ pub fn new_session(
         return Err(SetupError::NoRepo(inputs.repo.clone()));
     }
     inputs.repo = inputs.repo.canonicalize().unwrap_or(inputs.repo);
+    inputs.repo_fingerprint =
+        repo_fingerprint(&inputs.repo).map_err(|source| SetupError::ReadRepo {
+            path: inputs.repo.clone(),
+            source,
+        })?;
     if inputs.focal.is_empty() {
         return Err(SetupError::NoFocal);
     }

@@ -30,6 +30,11 @@ const SKIPPED_NAMES: &[&str] = &[
     "node_modules",
 ];
 
+/// Whether a directory entry of this name belongs in a working copy.
+pub fn is_copied(name: &str) -> bool {
+    !(SKIPPED_NAMES.contains(&name) || name.ends_with(".pyc") || name.ends_with(".pyo"))
+}
+
 /// Output beyond this is dropped (a test printing in a loop must not exhaust memory).
 const MAX_LOG_BYTES: usize = 8 << 20;
 
@@ -411,6 +416,8 @@ impl Drop for LocalExecutor {
 /// replacement cannot match) normalizes the same in every worker and every run.
 fn create_run_root() -> Result<tempfile::TempDir, ExecError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    SWEEP.call_once(|| remove_orphaned_run_roots(&std::env::temp_dir()));
     loop {
         let name = format!(
             "evootter-{}-{}",
@@ -427,6 +434,27 @@ fn create_run_root() -> Result<tempfile::TempDir, ExecError> {
                 return other
                     .map_err(|source| working_copy(&std::env::temp_dir().join(&name), source));
             }
+        }
+    }
+}
+
+/// Remove `evootter-<pid>-<n>` run roots whose process is gone: a run killed with SIGKILL
+/// cannot delete its own working copies.
+fn remove_orphaned_run_roots(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((pid, n)) = name
+            .strip_prefix("evootter-")
+            .and_then(|rest| rest.split_once('-'))
+        else {
+            continue;
+        };
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if numeric(pid) && numeric(n) && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }
@@ -648,10 +676,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
         let entry = entry.map_err(|source| working_copy(from, source))?;
         let name = entry.file_name();
         let name_str = name.to_string_lossy();
-        if SKIPPED_NAMES.contains(&name_str.as_ref())
-            || name_str.ends_with(".pyc")
-            || name_str.ends_with(".pyo")
-        {
+        if !is_copied(&name_str) {
             continue;
         }
         let src = entry.path();
@@ -751,4 +776,27 @@ fn drain(fd: OwnedFd, stop: &AtomicBool) -> Vec<u8> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::*;
+
+    #[test]
+    fn orphaned_run_roots_of_dead_processes_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        // pid_max is at most 2^22, so this pid cannot be alive.
+        let dead = tmp.path().join("evootter-99999999-0");
+        let alive = tmp
+            .path()
+            .join(format!("evootter-{}-7", std::process::id()));
+        let other = tmp.path().join("evootter-notes");
+        for d in [&dead, &alive, &other] {
+            std::fs::create_dir_all(d.join("w0")).unwrap();
+        }
+        remove_orphaned_run_roots(tmp.path());
+        assert!(!dead.exists());
+        assert!(alive.exists());
+        assert!(other.exists());
+    }
 }
