@@ -44,7 +44,7 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    // At most 3 runs of the sleeper at 3 s each: far below the default 60 s cap, so the
+    // At most 4 runs of the sleeper at 3 s each: far below the default 60 s cap, so the
     // --timeout was honoured.
     assert!(
         started.elapsed().as_secs() < 40,
@@ -52,9 +52,10 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
         started.elapsed()
     );
     let r = read_json(&out_dir.join("report.json"));
-    // The sleeper times out on c_old and on the return-value mutant; the force-failure mutant
-    // raises before the sleep, which is a kill.
-    assert_eq!(r["timeouts"], 2, "{r:#}");
+    // The sleeper times out on both c_old runs and on the return-value mutant; the
+    // force-failure mutant raises before the sleep, which is a kill.
+    assert_eq!(r["timeouts"], 3, "{r:#}");
+    assert_eq!(r["mutant_kinds"]["return_value"], 1);
     assert_eq!(r["mutant_kinds"]["force_failure"], 1);
     let g = &r["generations"][0];
     assert_eq!(g["old_outcomes"]["t1"], "timeout");

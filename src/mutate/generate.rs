@@ -3,13 +3,17 @@
 //! unique mutants exist or every site is used up.
 
 use super::diff::unified_diff;
-use super::sites::{Candidate, candidate_sites};
+use super::sites::{Candidate, candidate_sites_in};
 use super::types::{Mutant, MutantKind, MutantPool};
-use crate::python::{FocalFunction, LocateError, error_count, locate, parse};
+use crate::python::{
+    FocalFunction, FunctionSite, LocateError, error_count, find_site, functions_in, parse,
+    reparse_spliced,
+};
 use crate::rng::Rng;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use tree_sitter::Tree;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MutateError {
@@ -35,6 +39,15 @@ pub enum MutateError {
     NoFocals,
 }
 
+/// A focal file as read before mutation.
+struct SourceFile {
+    source: String,
+    tree: Tree,
+    /// Syntax errors tree-sitter finds in the original.
+    errors: usize,
+    functions: Vec<FunctionSite>,
+}
+
 /// One focal function with its unused candidates, one list per kind (in `MutantKind::ALL` order).
 struct Focal {
     focal: FocalFunction,
@@ -55,7 +68,9 @@ pub fn generate(
     if focals.is_empty() {
         return Err(MutateError::NoFocals);
     }
-    let mut sources: BTreeMap<String, String> = BTreeMap::new();
+    // A file tree-sitter cannot fully parse (a grammar gap, say) may still be mutated, as
+    // long as a mutant adds no syntax error of its own.
+    let mut files: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut pool = MutantPool {
         requested: count,
         ..MutantPool::default()
@@ -65,16 +80,24 @@ pub fn generate(
         if functions.iter().any(|f| f.focal == *focal) {
             continue;
         }
-        if !sources.contains_key(&focal.file) {
+        if !files.contains_key(&focal.file) {
             let source = read_focal_file(repo, &focal.file)?;
             pool.file_hashes
                 .insert(focal.file.clone(), sha256_hex(source.as_bytes()));
-            sources.insert(focal.file.clone(), source);
+            let tree = parse(&source);
+            let file = SourceFile {
+                errors: error_count(&tree),
+                functions: functions_in(&tree, &source),
+                source,
+                tree,
+            };
+            files.insert(focal.file.clone(), file);
         }
-        let source = &sources[&focal.file];
-        let site = locate(source, &focal.qualname).map_err(|e| e.in_file(&focal.file))?;
+        let file = &files[&focal.file];
+        let site =
+            find_site(&file.functions, &focal.qualname).map_err(|e| e.in_file(&focal.file))?;
         let mut unused: Vec<Vec<Candidate>> = vec![Vec::new(); MutantKind::ALL.len()];
-        for c in candidate_sites(source, &focal.file, &site) {
+        for c in candidate_sites_in(&file.tree, &file.source, &focal.file, &site) {
             unused[kind_index(c.kind)].push(c);
         }
         functions.push(Focal {
@@ -82,12 +105,6 @@ pub fn generate(
             unused,
         });
     }
-    // A file tree-sitter cannot fully parse (say, a grammar gap) may still be mutated, as
-    // long as a mutant adds no syntax error of its own.
-    let baseline_errors: BTreeMap<&str, usize> = sources
-        .iter()
-        .map(|(file, src)| (file.as_str(), error_count(&parse(src))))
-        .collect();
 
     let mut rng = Rng::derived(seed, "mutants");
     let mut remaining: usize = functions
@@ -108,7 +125,12 @@ pub fn generate(
         remaining -= 1;
 
         let file = function.focal.file.as_str();
-        let source = &sources[file];
+        let SourceFile {
+            source,
+            tree,
+            errors: baseline_errors,
+            ..
+        } = &files[file];
         let mut mutant = Mutant {
             id: candidate.id,
             kind: candidate.kind,
@@ -122,7 +144,15 @@ pub fn generate(
             diff: String::new(),
         };
         let mutated = mutant.apply(source);
-        if error_count(&parse(&mutated)) > baseline_errors[file] {
+        let reparsed = reparse_spliced(
+            tree,
+            source,
+            mutant.start,
+            mutant.end,
+            &mutant.replacement,
+            &mutated,
+        );
+        if error_count(&reparsed) > *baseline_errors {
             continue;
         }
         if !seen.insert(sha256_hex(format!("{file}\0{mutated}").as_bytes())) {
@@ -203,6 +233,7 @@ class Box:
         std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
         std::fs::write(dir.path().join("pkg/shapes.py"), MODULE).unwrap();
         std::fs::write(dir.path().join("pkg/tiny.py"), TINY).unwrap();
+        std::fs::write(dir.path().join("pkg/crlf.py"), CRLF).unwrap();
         dir
     }
 
@@ -223,11 +254,15 @@ class Box:
         pool.mutants.iter().map(|m| m.id.as_str()).collect()
     }
 
+    /// Windows line endings, so inserted lines must match them.
+    const CRLF: &str =
+        "def neg(x):\r\n    \"Doc.\"\r\n    if not x:\r\n        return 0\r\n    return -x\r\n";
+
     fn source_of(m: &Mutant) -> &'static str {
-        if m.file == "pkg/tiny.py" {
-            TINY
-        } else {
-            MODULE
+        match m.file.as_str() {
+            "pkg/tiny.py" => TINY,
+            "pkg/crlf.py" => CRLF,
+            _ => MODULE,
         }
     }
 
@@ -364,7 +399,10 @@ class Box:
             );
         };
         git(&["init", "-q"], None);
-        let pool = generate(dir.path(), &all_focals(), 1000, 5).unwrap();
+        let mut focals = all_focals();
+        focals.extend(self::focals(&["pkg/crlf.py::neg"]));
+        let pool = generate(dir.path(), &focals, 1000, 5).unwrap();
+        assert!(pool.mutants.iter().any(|m| m.file == "pkg/crlf.py"));
         for m in &pool.mutants {
             git(&["apply", "--check", "-"], Some(&m.diff));
             // Applying must give exactly the mutated file, final newline or not.
@@ -390,7 +428,8 @@ class Box:
         let err = generate(dir.path(), &focals(&["pkg/shapes.py::Box.area"]), 5, 0).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "no function `Box.area` in pkg/shapes.py; it defines: area, Box.volume, Box.name. \
+            "no function `Box.area` in pkg/shapes.py; did you mean `area`? it defines: area, \
+             Box.volume, Box.name. \
              Name one of these in FILE::QUALNAME"
         );
 

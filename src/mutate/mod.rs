@@ -6,5 +6,5 @@ pub mod sites;
 pub mod types;
 
 pub use generate::{MutateError, generate};
-pub use sites::{Candidate, candidate_sites};
+pub use sites::{Candidate, candidate_sites, candidate_sites_in};
 pub use types::*;

@@ -2,9 +2,9 @@
 //! as byte-range replacements. The generator draws from these at random.
 
 use super::types::MutantKind;
-use crate::python::{FunctionSite, line_of, parse, text};
+use crate::python::{FunctionSite, parse, text};
 use sha2::{Digest, Sha256};
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 /// The statement the force-failure rule inserts (Table I).
 pub const FORCE_FAILURE: &str = r#"raise Exception("Force failure mutant")"#;
@@ -28,8 +28,17 @@ pub struct Candidate {
 /// kind, then position. No-op replacements are left out; whether the result parses is checked
 /// by the generator.
 pub fn candidate_sites(source: &str, file: &str, site: &FunctionSite) -> Vec<Candidate> {
-    let tree = parse(source);
-    let Some(func) = site.node(&tree) else {
+    candidate_sites_in(&parse(source), source, file, site)
+}
+
+/// [`candidate_sites`] with the tree of `source` already parsed.
+pub fn candidate_sites_in(
+    tree: &Tree,
+    source: &str,
+    file: &str,
+    site: &FunctionSite,
+) -> Vec<Candidate> {
+    let Some(func) = site.node(tree) else {
         return Vec::new();
     };
     let mut raw: Vec<(MutantKind, usize, usize, String)> = Vec::new();
@@ -51,10 +60,14 @@ pub fn candidate_sites(source: &str, file: &str, site: &FunctionSite) -> Vec<Can
     raw.retain(|(_, start, end, repl)| source[*start..*end] != **repl);
     raw.sort();
     raw.dedup();
+    // Lines counted once, not per candidate: a large file has thousands of candidates.
+    let newlines: Vec<usize> = source.match_indices('\n').map(|(i, _)| i).collect();
     raw.into_iter()
         .map(|(kind, start, end, replacement)| {
             // The inserted raise after a docstring starts on the line below the insertion.
-            let line = line_of(source, start) + usize::from(replacement.starts_with('\n'));
+            let line = newlines.partition_point(|&nl| nl < start)
+                + 1
+                + usize::from(replacement.starts_with(['\r', '\n']));
             Candidate {
                 id: mutant_id(file, &site.qualname, kind, start, end, &replacement),
                 kind,
@@ -292,11 +305,23 @@ fn force_failure(source: &str, func: Node) -> Option<(usize, String)> {
         // A body on the `def` line holds only simple statements, joined with `;`.
         return Some((first.start_byte(), format!("{FORCE_FAILURE}; ")));
     }
+    // Keep a CRLF file CRLF.
+    let newline = if source[..line_start].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
     if is_docstring(first) {
         // The docstring keeps documenting the function.
-        return Some((first.end_byte(), format!("\n{indent}{FORCE_FAILURE}")));
+        return Some((
+            first.end_byte(),
+            format!("{newline}{indent}{FORCE_FAILURE}"),
+        ));
     }
-    Some((first.start_byte(), format!("{FORCE_FAILURE}\n{indent}")))
+    Some((
+        first.start_byte(),
+        format!("{FORCE_FAILURE}{newline}{indent}"),
+    ))
 }
 
 #[cfg(test)]
@@ -502,6 +527,23 @@ mod tests {
         assert_eq!(
             mutants(only_doc, "g", MutantKind::ForceFailure),
             ["def g():\n  'Doc.'\n  raise Exception(\"Force failure mutant\")\n"]
+        );
+    }
+
+    #[test]
+    fn force_failure_keeps_crlf_line_endings() {
+        let src = "def f(x):\r\n    \"Doc.\"\r\n    return x\r\n\r\ndef g():\r\n    pass\r\n";
+        assert_eq!(
+            mutants(src, "f", MutantKind::ForceFailure),
+            [
+                "def f(x):\r\n    \"Doc.\"\r\n    raise Exception(\"Force failure mutant\")\r\n    return x\r\n\r\ndef g():\r\n    pass\r\n"
+            ]
+        );
+        assert_eq!(
+            mutants(src, "g", MutantKind::ForceFailure),
+            [
+                "def f(x):\r\n    \"Doc.\"\r\n    return x\r\n\r\ndef g():\r\n    raise Exception(\"Force failure mutant\")\r\n    pass\r\n"
+            ]
         );
     }
 

@@ -37,7 +37,10 @@ impl FromStr for FocalFunction {
             && qualname
                 .split('.')
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
-        if file.is_empty() || !file.ends_with(".py") || !valid_name {
+        // The file must stay inside the repository: mutants are written to working copies by
+        // this path.
+        let escapes = file.starts_with('/') || file.split('/').any(|c| c == "..");
+        if file.is_empty() || !file.ends_with(".py") || !valid_name || escapes {
             return Err(FocalParseError(s.into()));
         }
         Ok(Self {
@@ -61,5 +64,7 @@ mod tests {
         assert!("pkg/mod.py::".parse::<FocalFunction>().is_err());
         assert!("pkg/mod.txt::f".parse::<FocalFunction>().is_err());
         assert!("pkg/mod.py::a..b".parse::<FocalFunction>().is_err());
+        assert!("../other/mod.py::f".parse::<FocalFunction>().is_err());
+        assert!("/etc/mod.py::f".parse::<FocalFunction>().is_err());
     }
 }

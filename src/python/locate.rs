@@ -1,7 +1,7 @@
 //! Finding functions in a Python file by dotted qualified name (`func`, `Class.method`,
 //! `outer.inner`), so a focal function named on the command line maps to a byte range.
 
-use super::{line_of, parse, text};
+use super::{parse, text};
 use std::fmt;
 use tree_sitter::{Node, Tree};
 
@@ -71,6 +71,17 @@ impl fmt::Display for LocateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let file = self.file.as_deref().unwrap_or("the file");
         write!(f, "no function `{}` in {file}; ", self.qualname)?;
+        // The usual slip is a missing or wrong class prefix: suggest same-named functions.
+        let last = self.qualname.rsplit('.').next().unwrap_or_default();
+        let similar: Vec<String> = self
+            .available
+            .iter()
+            .filter(|q| q.rsplit('.').next() == Some(last))
+            .map(|q| format!("`{q}`"))
+            .collect();
+        if !similar.is_empty() {
+            write!(f, "did you mean {}? ", similar.join(" or "))?;
+        }
         if self.available.is_empty() {
             write!(f, "it defines no functions")
         } else {
@@ -86,51 +97,93 @@ impl fmt::Display for LocateError {
 /// Every function and method in `source`, as dotted qualified names in source order
 /// (duplicates, such as a property getter and setter, are listed once).
 pub fn list_functions(source: &str) -> Vec<String> {
-    let tree = parse(source);
+    unique_names(&functions_in(&parse(source), source))
+}
+
+/// The first definition of `qualname` in `source`.
+pub fn locate(source: &str, qualname: &str) -> Result<FunctionSite, LocateError> {
+    find_site(&functions_in(&parse(source), source), qualname)
+}
+
+/// [`locate`] with the tree of `source` already parsed.
+pub fn locate_in(tree: &Tree, source: &str, qualname: &str) -> Result<FunctionSite, LocateError> {
+    find_site(&functions_in(tree, source), qualname)
+}
+
+/// The first of `sites` (from [`functions_in`]) named `qualname`.
+pub fn find_site(sites: &[FunctionSite], qualname: &str) -> Result<FunctionSite, LocateError> {
+    sites
+        .iter()
+        .find(|s| s.qualname == qualname)
+        .cloned()
+        .ok_or_else(|| LocateError {
+            qualname: qualname.to_string(),
+            file: None,
+            available: unique_names(sites),
+        })
+}
+
+fn unique_names(sites: &[FunctionSite]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for (qualname, _) in definitions(source, tree.root_node()) {
-        if !names.contains(&qualname) {
-            names.push(qualname);
+    for site in sites {
+        if !names.contains(&site.qualname) {
+            names.push(site.qualname.clone());
         }
     }
     names
 }
 
-/// The first definition of `qualname` in `source`.
-pub fn locate(source: &str, qualname: &str) -> Result<FunctionSite, LocateError> {
-    let tree = parse(source);
-    let defs = definitions(source, tree.root_node());
-    let Some((_, node)) = defs.iter().find(|(q, _)| q == qualname) else {
-        let mut available: Vec<String> = Vec::new();
-        for (q, _) in defs {
-            if !available.contains(&q) {
-                available.push(q);
+/// Every function definition in the tree of a file, in source order, duplicates included.
+/// Finding one site walks the file's statements, so callers locating many functions in one
+/// file call this once and use [`find_site`].
+pub fn functions_in(tree: &Tree, source: &str) -> Vec<FunctionSite> {
+    definitions(source, tree.root_node())
+        .into_iter()
+        .map(|(qualname, node)| {
+            let outer = match node.parent() {
+                Some(p) if p.kind() == "decorated_definition" => p,
+                _ => node,
+            };
+            let (body_start, body_end) = match node.child_by_field_name("body") {
+                Some(b) => (b.start_byte(), b.end_byte()),
+                None => (node.end_byte(), node.end_byte()),
+            };
+            FunctionSite {
+                qualname,
+                start_byte: outer.start_byte(),
+                end_byte: node.end_byte(),
+                def_start_byte: node.start_byte(),
+                body_start,
+                body_end,
+                start_line: outer.start_position().row + 1,
+                def_line: node.start_position().row + 1,
             }
-        }
-        return Err(LocateError {
-            qualname: qualname.to_string(),
-            file: None,
-            available,
-        });
-    };
-    let outer = match node.parent() {
-        Some(p) if p.kind() == "decorated_definition" => p,
-        _ => *node,
-    };
-    let (body_start, body_end) = match node.child_by_field_name("body") {
-        Some(b) => (b.start_byte(), b.end_byte()),
-        None => (node.end_byte(), node.end_byte()),
-    };
-    Ok(FunctionSite {
-        qualname: qualname.to_string(),
-        start_byte: outer.start_byte(),
-        end_byte: node.end_byte(),
-        def_start_byte: node.start_byte(),
-        body_start,
-        body_end,
-        start_line: line_of(source, outer.start_byte()),
-        def_line: line_of(source, node.start_byte()),
-    })
+        })
+        .collect()
+}
+
+/// Statements that can contain a `def` (expressions never do), so the walk skips the bulk
+/// of a large file's nodes. `ERROR` too: error recovery may wrap a definition.
+fn can_hold_definitions(kind: &str) -> bool {
+    matches!(
+        kind,
+        "module"
+            | "block"
+            | "decorated_definition"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "for_statement"
+            | "while_statement"
+            | "try_statement"
+            | "except_clause"
+            | "except_group_clause"
+            | "finally_clause"
+            | "with_statement"
+            | "match_statement"
+            | "case_clause"
+            | "ERROR"
+    )
 }
 
 /// All function definitions under `root` with their qualified names, in source order. Classes
@@ -139,10 +192,10 @@ pub fn locate(source: &str, qualname: &str) -> Result<FunctionSite, LocateError>
 fn definitions<'t>(source: &str, root: Node<'t>) -> Vec<(String, Node<'t>)> {
     let mut out = Vec::new();
     // Iterative, because deeply nested expressions would overflow a recursive walk.
-    let mut stack: Vec<(Node<'t>, String)> = vec![(root, String::new())];
+    let mut stack = vec![(root, String::new())];
     while let Some((node, prefix)) = stack.pop() {
         let mut cursor = node.walk();
-        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
         for child in children.into_iter().rev() {
             let kind = child.kind();
             if kind == "function_definition" || kind == "class_definition" {
@@ -161,7 +214,7 @@ fn definitions<'t>(source: &str, root: Node<'t>) -> Vec<(String, Node<'t>)> {
                 if let Some(body) = child.child_by_field_name("body") {
                     stack.push((body, qualname));
                 }
-            } else {
+            } else if can_hold_definitions(kind) {
                 stack.push((child, prefix.clone()));
             }
         }
@@ -280,6 +333,13 @@ async def fetch():
             err.to_string(),
             "no function `Foo.qux` in pkg/mod.py; it defines: top, Foo.bar, Foo.bar.helper, \
              Foo.baz, Foo.Inner.method, guarded, fetch. Name one of these in FILE::QUALNAME"
+        );
+        let err = locate(SRC, "baz").unwrap_err().in_file("pkg/mod.py");
+        assert!(
+            err.to_string().starts_with(
+                "no function `baz` in pkg/mod.py; did you mean `Foo.baz`? it defines: top,"
+            ),
+            "{err}"
         );
         // A class is not a function.
         assert!(locate(SRC, "Foo").is_err());
