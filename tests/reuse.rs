@@ -38,6 +38,42 @@ fn second_strategy_reuses_every_execution() {
     };
     let first = run("a", &[]);
     let first_session = dir.path().join("a/session.json");
+
+    // `show` reads the session alone: the grid, then one pair's mutant diff and log diff.
+    let o = bin()
+        .arg("show")
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let grid = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(grid.contains("generation 0: 2 tests x"), "{grid}");
+    assert!(
+        grid.contains("test_a.py") && grid.contains("final test:"),
+        "{grid}"
+    );
+    let mutant = first["generations"][0]["mutants"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = bin()
+        .arg("show")
+        .arg(&first_session)
+        .args(["--test", "t1", "--mutant", &mutant[..6]])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let pair = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(pair.contains(&format!("mutant {mutant}")), "{pair}");
+    assert!(pair.contains("+++ b/calc/ops.py"), "{pair}");
+    assert!(pair.contains("normalized log, c_old -> mutant"), "{pair}");
+    let o = bin()
+        .arg("show")
+        .arg(&first_session)
+        .args(["--test", "t9", "--mutant", &mutant])
+        .output()
+        .unwrap();
+    assert!(text(&o).contains("no test `t9`"), "{}", text(&o));
     let second = run(
         "b",
         &[

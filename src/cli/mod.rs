@@ -5,6 +5,7 @@ mod eval_cmd;
 mod mutants_cmd;
 mod progress;
 mod run_cmd;
+mod show_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -28,6 +29,8 @@ enum Command {
     Mutants(mutants_cmd::MutantsArgs),
     /// Check whether a test is fail-to-pass against a golden patch.
     Eval(eval_cmd::EvalArgs),
+    /// Print a saved session: kill matrices, selections, and the log diff of a (test, mutant).
+    Show(show_cmd::ShowArgs),
 }
 
 /// Exit code for "the command worked and the answer is no" (eval: not F2P).
@@ -52,6 +55,7 @@ pub fn main() -> ExitCode {
             Command::Run(a) => run_cmd::run(*a).await,
             Command::Mutants(a) => mutants_cmd::run(a),
             Command::Eval(a) => eval_cmd::run(a).await,
+            Command::Show(a) => show_cmd::run(a),
         }
     });
     match result {

@@ -80,3 +80,40 @@ pub fn score<'a>(
     }
     s
 }
+
+/// One generation's test x mutant grid, as views show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KillMatrix {
+    pub generation: usize,
+    pub tests: Vec<super::session::TestId>,
+    pub mutants: Vec<MutantId>,
+    /// `cells[i][j]`: test i on mutant j; `None` where the execution has not run (yet).
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+impl KillMatrix {
+    pub fn of(doc: &super::session::SessionDoc, generation: usize) -> Option<Self> {
+        use super::session::Target;
+        let g = doc.generations.get(generation)?;
+        let cells = g
+            .tests
+            .iter()
+            .map(|t| {
+                let old = doc.execution(t, &Target::Old);
+                g.mutants
+                    .iter()
+                    .map(|m| {
+                        let run = doc.execution(t, &Target::Mutant(m.clone()))?;
+                        Some(cell(old?, run))
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(Self {
+            generation,
+            tests: g.tests.clone(),
+            mutants: g.mutants.clone(),
+            cells,
+        })
+    }
+}
