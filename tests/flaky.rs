@@ -6,36 +6,20 @@ use common::*;
 
 #[test]
 fn flaky_candidate_is_marked_and_loses_its_noise_kills() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = tiny_repo(dir.path());
-    let cands = dir.path().join("cands");
-    std::fs::create_dir(&cands).unwrap();
-    // Fails on c_old with a random word in its message: every run's log differs.
-    std::fs::write(
-        cands.join("test_a_noisy.py"),
-        "import random, string\nfrom calc.ops import clamp\n\ndef test_noisy():\n    word = ''.join(random.choice(string.ascii_lowercase) for _ in range(16))\n    assert clamp(15, 0, 10) == 10, word\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cands.join("test_b_steady.py"),
-        "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-    )
-    .unwrap();
-    let out_dir = dir.path().join("out");
-    let o = bin()
-        .args(["run", "--focal", "calc/ops.py::clamp", "--mutants", "6"])
-        .arg("--repo")
-        .arg(&repo)
-        .arg("--issue")
-        .arg(dir.path().join("issue.md"))
-        .arg("--initial-tests")
-        .arg(&cands)
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
+    let tiny = Tiny::new(&[
+        // Fails on c_old with a random word in its message: every run's log differs.
+        (
+            "test_a_noisy.py",
+            "import random, string\nfrom calc.ops import clamp\n\ndef test_noisy():\n    word = ''.join(random.choice(string.ascii_lowercase) for _ in range(16))\n    assert clamp(15, 0, 10) == 10, word\n",
+        ),
+        (
+            "test_b_steady.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+    ]);
+    let o = tiny.run("out", &["--mutants", "6"]);
     assert!(o.status.success(), "{}", text(&o));
-    let r = read_json(&out_dir.join("report.json"));
+    let r = read_json(&tiny.out("out").join("report.json"));
     let g = &r["generations"][0];
     assert_eq!(g["flaky"], serde_json::json!(["t1"]), "{g:#}");
     assert_eq!(g["selected"], serde_json::json!(["t2"]));

@@ -5,46 +5,28 @@ use common::*;
 
 #[test]
 fn second_strategy_reuses_every_execution() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = tiny_repo(dir.path());
-    let cands = dir.path().join("cands");
-    std::fs::create_dir(&cands).unwrap();
-    std::fs::write(
-        cands.join("test_a.py"),
-        "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cands.join("test_b.py"),
-        "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
-    )
-    .unwrap();
+    let tiny = Tiny::new(&[
+        (
+            "test_a.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
+        ),
+    ]);
     let run = |out: &str, extra: &[&str]| {
-        let o = bin()
-            .args(["run", "--focal", "calc/ops.py::clamp", "--mutants", "6"])
-            .arg("--repo")
-            .arg(&repo)
-            .arg("--issue")
-            .arg(dir.path().join("issue.md"))
-            .arg("--initial-tests")
-            .arg(&cands)
-            .arg("--out")
-            .arg(dir.path().join(out))
-            .args(extra)
-            .output()
-            .unwrap();
+        let mut args = vec!["--mutants", "6"];
+        args.extend_from_slice(extra);
+        let o = tiny.run(out, &args);
         assert!(o.status.success(), "{}", text(&o));
-        read_json(&dir.path().join(out).join("session.json"))
+        read_json(&tiny.out(out).join("session.json"))
     };
     let first = run("a", &[]);
-    let first_session = dir.path().join("a/session.json");
+    let first_session = tiny.out("a").join("session.json");
 
     // `show` reads the session alone: the grid, then one pair's mutant diff and log diff.
-    let o = bin()
-        .arg("show")
-        .arg(dir.path().join("a"))
-        .output()
-        .unwrap();
+    let o = bin().arg("show").arg(tiny.out("a")).output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let grid = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(grid.contains("generation 0: 2 tests x"), "{grid}");
@@ -92,20 +74,11 @@ fn second_strategy_reuses_every_execution() {
     assert!(second["notes"].to_string().contains("reused"));
 
     // A changed repository refuses the reuse, naming why.
-    std::fs::write(repo.join("calc/extra.py"), "X = 1\n").unwrap();
-    let o = bin()
-        .args(["run", "--focal", "calc/ops.py::clamp", "--reuse-executions"])
-        .arg(&first_session)
-        .arg("--repo")
-        .arg(&repo)
-        .arg("--issue")
-        .arg(dir.path().join("issue.md"))
-        .arg("--initial-tests")
-        .arg(&cands)
-        .arg("--out")
-        .arg(dir.path().join("c"))
-        .output()
-        .unwrap();
+    std::fs::write(tiny.repo.join("calc/extra.py"), "X = 1\n").unwrap();
+    let o = tiny.run(
+        "c",
+        &["--reuse-executions", first_session.to_str().unwrap()],
+    );
     assert!(!o.status.success());
     assert!(text(&o).contains("repository content"), "{}", text(&o));
 }

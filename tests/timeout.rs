@@ -5,44 +5,20 @@ use common::*;
 
 #[test]
 fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = tiny_repo(dir.path());
-    let cands = dir.path().join("cands");
-    std::fs::create_dir(&cands).unwrap();
     let marker = format!("sleeper_{}", std::process::id());
-    std::fs::write(
-        cands.join(format!("test_a_{marker}.py")),
-        "import time\nfrom calc.ops import clamp\n\ndef test_hangs():\n    clamp(1, 0, 10)\n    time.sleep(100000)\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cands.join("test_b_clamp.py"),
-        "from calc.ops import clamp\n\ndef test_upper_bound():\n    assert clamp(15, 0, 10) == 10\n",
-    )
-    .unwrap();
-    let before = fingerprint(&repo);
-    let out_dir = dir.path().join("out");
+    let tiny = Tiny::new(&[
+        (
+            &format!("test_a_{marker}.py"),
+            "import time\nfrom calc.ops import clamp\n\ndef test_hangs():\n    clamp(1, 0, 10)\n    time.sleep(100000)\n",
+        ),
+        (
+            "test_b_clamp.py",
+            "from calc.ops import clamp\n\ndef test_upper_bound():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+    ]);
+    let before = fingerprint(&tiny.repo);
     let started = std::time::Instant::now();
-    let out = bin()
-        .args([
-            "run",
-            "--focal",
-            "calc/ops.py::clamp",
-            "--mutants",
-            "2",
-            "--timeout",
-            "3",
-        ])
-        .arg("--repo")
-        .arg(&repo)
-        .arg("--issue")
-        .arg(dir.path().join("issue.md"))
-        .arg("--initial-tests")
-        .arg(&cands)
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
+    let out = tiny.run("out", &["--mutants", "2", "--timeout", "3"]);
     assert!(out.status.success(), "{}", text(&out));
     // At most 4 runs of the sleeper at 3 s each: far below the default 60 s cap, so the
     // --timeout was honoured.
@@ -51,7 +27,7 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
         "took {:?}",
         started.elapsed()
     );
-    let r = read_json(&out_dir.join("report.json"));
+    let r = read_json(&tiny.out("out").join("report.json"));
     // The sleeper times out on both c_old runs and on the return-value mutant; the
     // force-failure mutant raises before the sleep, which is a kill.
     assert_eq!(r["timeouts"], 3, "{r:#}");
@@ -66,5 +42,5 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
         "{:?}",
         processes_mentioning(&marker)
     );
-    assert_eq!(before, fingerprint(&repo));
+    assert_eq!(before, fingerprint(&tiny.repo));
 }

@@ -104,3 +104,45 @@ pub fn tiny_repo(dir: &Path) -> PathBuf {
     .unwrap();
     repo
 }
+
+/// A tiny instance in a temp dir: `tiny_repo`, its issue, and candidate tests given as
+/// (file name, source).
+pub struct Tiny {
+    pub dir: tempfile::TempDir,
+    pub repo: PathBuf,
+    pub cands: PathBuf,
+}
+
+impl Tiny {
+    pub fn new(tests: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = tiny_repo(dir.path());
+        let cands = dir.path().join("cands");
+        std::fs::create_dir(&cands).unwrap();
+        for (name, src) in tests {
+            std::fs::write(cands.join(name), src).unwrap();
+        }
+        Self { dir, repo, cands }
+    }
+
+    pub fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `evootter run` on the tiny instance into `out(name)`, focal `calc/ops.py::clamp`.
+    pub fn run(&self, name: &str, extra: &[&str]) -> Output {
+        bin()
+            .args(["run", "--focal", "calc/ops.py::clamp"])
+            .arg("--repo")
+            .arg(&self.repo)
+            .arg("--issue")
+            .arg(self.dir.path().join("issue.md"))
+            .arg("--initial-tests")
+            .arg(&self.cands)
+            .arg("--out")
+            .arg(self.out(name))
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+}
