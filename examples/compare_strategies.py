@@ -60,7 +60,7 @@ def main() -> int:
                 totals[cname][1] += 1
                 final = pathlib.Path(r["final_test"]).name
                 print(f"{name:22} {seed:>4} {cname:20} {final:42} {'yes' if f2p else 'no':>4} "
-                      f"{decided}/{len(gens):>10} {new_runs:>8}")
+                      f"{str(decided) + '/' + str(len(gens)):>12} {new_runs:>8}")
                 prev = out / "session.json"
     print()
     for cname, (ok, n) in totals.items():
