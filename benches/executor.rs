@@ -100,8 +100,14 @@ fn main() {
         }
     }
     println!("executor benchmark: {rounds} executions per measurement, 1 worker");
-    println!("{:<28} {:>12} {:>12} {:>8}", "repository", "reused copy", "copy each", "ratio");
-    for (name, dir) in [("example (20 files)", &small), ("example + 3000 files", &large)] {
+    println!(
+        "{:<28} {:>12} {:>12} {:>8}",
+        "repository", "reused copy", "copy each", "ratio"
+    );
+    for (name, dir) in [
+        ("example (20 files)", &small),
+        ("example + 3000 files", &large),
+    ] {
         let repo = dir.join("repo");
         let reqs = requests(&repo, rounds);
         // Warm the page cache and Python's imports once, untimed.

@@ -7,6 +7,8 @@ pub mod eval;
 pub mod exec;
 pub mod hash;
 pub mod instance;
+pub mod llm;
 pub mod mutate;
+pub mod prompts;
 pub mod python;
 pub mod rng;

@@ -19,8 +19,16 @@ fn sigterm_kills_pytest_saves_and_resumes() {
         ),
     ]);
     let events = tiny.out("events.jsonl");
-    let mut child = bin()
-        .args(["run", "--focal", "calc/ops.py::clamp", "--mutants", "2", "--timeout", "4"])
+    let child = bin()
+        .args([
+            "run",
+            "--focal",
+            "calc/ops.py::clamp",
+            "--mutants",
+            "2",
+            "--timeout",
+            "4",
+        ])
         .arg("--repo")
         .arg(&tiny.repo)
         .arg("--issue")
@@ -44,7 +52,11 @@ fn sigterm_kills_pytest_saves_and_resumes() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--resume"));
-    assert!(processes_mentioning(&marker).is_empty(), "{:?}", processes_mentioning(&marker));
+    assert!(
+        processes_mentioning(&marker).is_empty(),
+        "{:?}",
+        processes_mentioning(&marker)
+    );
     let saved = read_json(&tiny.out("out").join("session.json"));
     assert_eq!(saved["phase"]["step"], "execute");
 

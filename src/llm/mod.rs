@@ -1,0 +1,290 @@
+//! The LLM provider layer: one dyn-compatible [`Model`] trait, the request and reply types every
+//! EvoOtter step uses, the [`CallRecord`] stored in a session, and the error type whose messages
+//! tell the user what to do. Providers are hand-written on reqwest so that token accounting and
+//! the recorded prompt/reply are exact.
+
+pub mod anthropic;
+pub mod cache;
+pub mod endpoint;
+pub mod openai;
+pub mod price;
+pub mod retry;
+pub mod scripted;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::price::PriceTable;
+
+/// The future returned by [`Model::complete`]; boxed so that `dyn Model` works.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Who wrote a message. The system prompt travels separately in [`LlmRequest::system`]
+/// because Anthropic takes it outside the message list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
+/// One call to a model. `step` names the EvoOtter step ("generate", "select", "crossover", ...)
+/// so that records, costs and scripted replays can be grouped by it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmRequest {
+    pub step: String,
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    pub max_tokens: u32,
+}
+
+impl LlmRequest {
+    /// A single-turn request: the common case for every EvoOtter step.
+    pub fn single(
+        step: impl Into<String>,
+        system: Option<String>,
+        user: impl Into<String>,
+        max_tokens: u32,
+    ) -> Self {
+        Self {
+            step: step.into(),
+            system,
+            messages: vec![Message::user(user)],
+            max_tokens,
+        }
+    }
+
+    /// The full prompt text (system then messages), used for scripted `match` checks.
+    pub fn prompt_text(&self) -> String {
+        let mut out = String::new();
+        if let Some(system) = &self.system {
+            out.push_str(system);
+            out.push('\n');
+        }
+        for m in &self.messages {
+            out.push_str(&m.content);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmReply {
+    pub text: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// The model that answered, as the provider reports it (may carry a date suffix).
+    pub model: String,
+    pub stop_reason: Option<String>,
+    pub latency_ms: u64,
+    /// True when the reply came from the response cache and no HTTP call was made.
+    pub cached: bool,
+}
+
+/// A language model. Dyn-compatible so the engine can hold a `Box<dyn Model>` chosen at runtime.
+pub trait Model: Send + Sync {
+    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>>;
+
+    /// Provider and model for display; never contains the API key.
+    fn describe(&self) -> String;
+
+    /// Everything besides the request that determines the reply (provider, model, base URL,
+    /// thinking budget), used as part of the response-cache key. `None` means "do not cache"
+    /// (scripted replies are already free and must stay step-ordered).
+    fn cache_identity(&self) -> Option<String> {
+        None
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
+        (**self).complete(req)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn cache_identity(&self) -> Option<String> {
+        (**self).cache_identity()
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
+        (**self).complete(req)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn cache_identity(&self) -> Option<String> {
+        (**self).cache_identity()
+    }
+}
+
+/// The prompt part of a [`CallRecord`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedPrompt {
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    pub max_tokens: u32,
+}
+
+/// One model call as stored in the session document. Built only from the request and the
+/// reply, so no key or header can end up in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub step: String,
+    pub request: RecordedPrompt,
+    pub reply: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub latency_ms: u64,
+    /// `None` when the model is not in the price table. A cached reply costs nothing.
+    pub cost_usd: Option<f64>,
+    pub cached: bool,
+    pub model: String,
+}
+
+impl CallRecord {
+    pub fn new(req: &LlmRequest, reply: &LlmReply, prices: &PriceTable) -> Self {
+        let cost_usd = if reply.cached {
+            Some(0.0)
+        } else {
+            prices.cost(&reply.model, reply.input_tokens, reply.output_tokens)
+        };
+        Self {
+            step: req.step.clone(),
+            request: RecordedPrompt {
+                system: req.system.clone(),
+                messages: req.messages.clone(),
+                max_tokens: req.max_tokens,
+            },
+            reply: reply.text.clone(),
+            input_tokens: reply.input_tokens,
+            output_tokens: reply.output_tokens,
+            latency_ms: reply.latency_ms,
+            cost_usd,
+            cached: reply.cached,
+            model: reply.model.clone(),
+        }
+    }
+}
+
+/// An API key that never prints itself.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Removes the key from text that came back from a server (some echo part or all of it).
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.len() >= 4 {
+            text.replace(&self.0, "[redacted]")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// Everything that can go wrong talking to a model. Messages name the step-independent cause
+/// and what the user should do; the caller adds the step.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("no API key for {provider}: set the {var} environment variable")]
+    MissingKey { provider: String, var: String },
+
+    #[error("{provider} rejected the API key (HTTP {status}): {message}; check the key in {var}")]
+    BadKey {
+        provider: String,
+        status: u16,
+        var: String,
+        message: String,
+    },
+
+    #[error(
+        "{provider} does not know the model '{model}' (HTTP {status}): {message}; pass a valid model name with --model"
+    )]
+    BadModel {
+        provider: String,
+        model: String,
+        status: u16,
+        message: String,
+    },
+
+    #[error(
+        "the prompt does not fit the context window of '{model}' on {provider}: {message}; use a model with a larger context or shrink the prompt"
+    )]
+    ContextOverflow {
+        provider: String,
+        model: String,
+        message: String,
+    },
+
+    #[error("{provider} refused the request (HTTP {status}): {message}")]
+    BadRequest {
+        provider: String,
+        status: u16,
+        message: String,
+    },
+
+    #[error("{provider} sent a response that could not be understood: {detail}")]
+    MalformedResponse { provider: String, detail: String },
+
+    #[error(
+        "{provider} failed after {attempts} attempts (last: {last}); the service may be overloaded or unreachable, try again later or check --base-url"
+    )]
+    RetriesExhausted {
+        provider: String,
+        attempts: u32,
+        last: String,
+    },
+
+    #[error("could not send the request to {provider}: {detail}; check --base-url")]
+    Transport { provider: String, detail: String },
+
+    #[error("scripted model ({file}), step '{step}': {detail}")]
+    Script {
+        step: String,
+        file: String,
+        detail: String,
+    },
+}

@@ -1,0 +1,118 @@
+//! A stand-in model that replays recorded replies from a JSON script, for offline demos and
+//! tests. Each request takes the next unused entry for its step, so the engine parses these
+//! replies with exactly the code it uses for a real model. It never pretends to be one.
+//!
+//! Script format: either a bare list or `{"entries": [...]}` of
+//! `{"step": "generate", "reply": "...", "match": "optional substring of the prompt"}`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Deserialize;
+
+use crate::llm::{BoxFuture, LlmError, LlmReply, LlmRequest, Model};
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ScriptEntry {
+    pub step: String,
+    pub reply: String,
+    #[serde(default, rename = "match")]
+    pub must_contain: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ScriptFile {
+    List(Vec<ScriptEntry>),
+    Object { entries: Vec<ScriptEntry> },
+}
+
+#[derive(Debug)]
+pub struct ScriptedModel {
+    file: PathBuf,
+    entries: Vec<ScriptEntry>,
+    /// How many entries of each step have been consumed.
+    used: Mutex<HashMap<String, usize>>,
+}
+
+impl ScriptedModel {
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, LlmError> {
+        let path = path.as_ref();
+        let error = |detail: String| LlmError::Script {
+            step: "(loading)".to_string(),
+            file: path.display().to_string(),
+            detail,
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| error(format!("cannot read the script: {e}")))?;
+        let parsed: ScriptFile = serde_json::from_str(&text).map_err(|e| {
+            error(format!(
+                "not a valid script ({e}); expected a list of {{\"step\", \"reply\", \"match\"?}}"
+            ))
+        })?;
+        let entries = match parsed {
+            ScriptFile::List(e) | ScriptFile::Object { entries: e } => e,
+        };
+        Ok(Self::from_entries(path, entries))
+    }
+
+    /// A script built in memory; `file` is only used to label errors and `describe()`.
+    pub fn from_entries(file: impl Into<PathBuf>, entries: Vec<ScriptEntry>) -> Self {
+        Self {
+            file: file.into(),
+            entries,
+            used: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn next(&self, req: &LlmRequest) -> Result<LlmReply, LlmError> {
+        let error = |detail: String| LlmError::Script {
+            step: req.step.clone(),
+            file: self.file.display().to_string(),
+            detail,
+        };
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        let n = used.entry(req.step.clone()).or_insert(0);
+        let total = self.entries.iter().filter(|e| e.step == req.step).count();
+        let Some(entry) = self.entries.iter().filter(|e| e.step == req.step).nth(*n) else {
+            return Err(error(format!(
+                "no scripted reply left for this step (the script has {total}, all used); \
+                 the run asked for more calls than were recorded"
+            )));
+        };
+        if let Some(needle) = &entry.must_contain
+            && !req.prompt_text().contains(needle.as_str())
+        {
+            return Err(error(format!(
+                "reply #{} expects the prompt to contain {needle:?}, but it does not; \
+                 the script was recorded for a different prompt",
+                *n + 1
+            )));
+        }
+        *n += 1;
+        Ok(LlmReply {
+            text: entry.reply.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            model: "scripted".to_string(),
+            stop_reason: Some("scripted".to_string()),
+            latency_ms: 0,
+            cached: false,
+        })
+    }
+}
+
+impl Model for ScriptedModel {
+    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
+        let result = self.next(&req);
+        Box::pin(async move { result })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "scripted replies from {} (not a real model)",
+            self.file.display()
+        )
+    }
+}
