@@ -2,6 +2,7 @@
 //! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
 
 mod eval_cmd;
+mod model;
 mod mutants_cmd;
 mod progress;
 mod run_cmd;

@@ -82,6 +82,17 @@ pub struct RunArgs {
     /// Overwrite a session already in --out.
     #[arg(long)]
     force: bool,
+    /// The model for the LLM steps: anthropic | openai | scripted:FILE (recorded replies).
+    /// With a model, it also breaks fitness ties that rescues cannot (paper III-C).
+    #[arg(long, value_name = "PROVIDER")]
+    llm: Option<String>,
+    /// Model name for --llm (default: the provider's current default).
+    #[arg(long)]
+    model: Option<String>,
+    /// API base URL for --llm (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the
+    /// provider's); any OpenAI-compatible server works with --llm openai.
+    #[arg(long)]
+    base_url: Option<String>,
     /// Take over the executions of an earlier session of the same repository and tests
     /// (comparing strategies then runs each execution once).
     #[arg(long, value_name = "SESSION")]
@@ -121,7 +132,14 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(Progress::new(a.events.clone())?.consume(rx));
+    let model = super::model::build(&doc)?;
     let mut engine = Engine::new(doc, session_path.clone(), executor, Some(tx));
+    if let Some(model) = model {
+        eprintln!("model: {}", model.describe());
+        let prompts =
+            evootter::prompts::Prompts::load(evootter::prompts::default_override_dir().as_deref())?;
+        engine = engine.with_model(model, std::sync::Arc::new(prompts));
+    }
     engine.save()?;
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -275,6 +293,7 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         .clone()
         .or_else(|| inst.as_ref().and_then(|i| i.test_dir.clone()))
         .unwrap_or_else(|| setup::default_test_dir(&repo));
+    let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
     let config = RunConfig {
         tests: n,
         mutants: a.mutants.or(defaults.mutants).unwrap_or(20),
@@ -289,9 +308,25 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         python: pyenv.path.display().to_string(),
         pythonpath,
         test_dir,
+        llm: a
+            .llm
+            .clone()
+            .map(|spec| match spec.strip_prefix("scripted:") {
+                // Resolve the script path now: a resumed run may start elsewhere.
+                Some(f) => format!("scripted:{}", abs(PathBuf::from(f)).display()),
+                None => spec,
+            }),
+        llm_model: a.model.clone(),
+        llm_base_url: a.base_url.clone(),
     };
+    let needs_model =
+        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
+    anyhow::ensure!(
+        !needs_model || config.llm.is_some(),
+        "--selection llm and --crossover llm need a model: pass --llm anthropic, --llm openai \
+         (with --base-url for a compatible server) or --llm scripted:FILE"
+    );
     anyhow::ensure!(config.timeout_secs > 0.0, "--timeout must be positive");
-    let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
     let inputs = Inputs {
         repo: abs(repo),
         issue_path: Some(abs(issue_path)),

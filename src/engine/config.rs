@@ -15,6 +15,8 @@ pub enum SelectionStrategy {
     /// The rule-based Otter selector: assertion failures, other failures, errors, passes;
     /// ties by shorter test.
     Otter,
+    /// The model keeps half, given the issue, the tests and their `c_old` logs.
+    Llm,
 }
 
 /// Which fitness rule the mutation strategy uses.
@@ -34,6 +36,8 @@ pub enum FitnessRule {
 pub enum CrossoverStrategy {
     /// Survivors go on unchanged (Table III's "Mutation" row).
     None,
+    /// One batched model call writes the next generation from the survivors (paper III-D).
+    Llm,
 }
 
 macro_rules! cli_enum {
@@ -64,6 +68,7 @@ cli_enum!(SelectionStrategy, "selection strategy", [
     "mutation" => SelectionStrategy::Mutation,
     "random" => SelectionStrategy::Random,
     "otter" => SelectionStrategy::Otter,
+    "llm" => SelectionStrategy::Llm,
 ]);
 cli_enum!(FitnessRule, "fitness rule", [
     "brt" => FitnessRule::Brt,
@@ -71,6 +76,7 @@ cli_enum!(FitnessRule, "fitness rule", [
 ]);
 cli_enum!(CrossoverStrategy, "crossover strategy", [
     "none" => CrossoverStrategy::None,
+    "llm" => CrossoverStrategy::Llm,
 ]);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,6 +103,16 @@ pub struct RunConfig {
     pub pythonpath: Vec<String>,
     /// Repo-relative directory candidate tests are placed in.
     pub test_dir: String,
+    /// The model for the LLM steps (`anthropic:MODEL`, `openai:MODEL@URL`, `scripted:FILE`),
+    /// rebuilt from this on resume; keys come from the environment, never from here.
+    #[serde(default)]
+    pub llm: Option<String>,
+    /// `--model` for that provider (`None`: the provider's default).
+    #[serde(default)]
+    pub llm_model: Option<String>,
+    /// `--base-url` for that provider (`None`: its environment variable or default).
+    #[serde(default)]
+    pub llm_base_url: Option<String>,
 }
 
 fn yes() -> bool {
@@ -132,7 +148,7 @@ mod tests {
             assert_eq!(s.parse::<SelectionStrategy>().unwrap().to_string(), s);
         }
         assert_eq!("paper".parse::<FitnessRule>().unwrap(), FitnessRule::Paper);
-        let err = "llm".parse::<CrossoverStrategy>().unwrap_err();
-        assert!(err.contains("expected one of: none"), "{err}");
+        let err = "gpt".parse::<CrossoverStrategy>().unwrap_err();
+        assert!(err.contains("expected one of: none, llm"), "{err}");
     }
 }

@@ -7,13 +7,17 @@
 //! crash loses at most the step in flight, and even then finished executions are saved as they
 //! come and never run again (the cache is keyed by test content and target).
 
+use super::config::{CrossoverStrategy, SelectionStrategy};
 use super::events::Event;
 use super::halving::{mutants_for, survivors};
 use super::kill;
 use super::selection::{self, SelectionParams, TestFacts};
 use super::session::*;
 use crate::exec::{ExecRequest, ExecResult, Executor, FileOverride, Outcome};
+use crate::llm::Model;
+use crate::llm::price::PriceTable;
 use crate::mutate::{self, Mutant};
+use crate::prompts::Prompts;
 use crate::rng::Rng;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -42,6 +46,8 @@ pub enum EngineError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the {step} step needs the model and could not use it: {detail}")]
+    Llm { step: String, detail: String },
     #[error("{0}")]
     State(String),
 }
@@ -69,6 +75,10 @@ pub struct Engine {
     /// Original content of each focal file, read once and checked against the pool's hashes.
     sources: BTreeMap<String, String>,
     last_save: Instant,
+    /// The model and prompts for the LLM steps; `None` runs without a model.
+    pub(super) model: Option<Arc<dyn Model>>,
+    pub(super) prompts: Option<Arc<Prompts>>,
+    pub(super) prices: PriceTable,
 }
 
 impl Engine {
@@ -85,7 +95,21 @@ impl Engine {
             events,
             sources: BTreeMap::new(),
             last_save: Instant::now(),
+            model: None,
+            prompts: None,
+            prices: PriceTable::builtin(),
         }
+    }
+
+    /// Give the engine a model for the LLM steps (selection fallback, `llm` strategies).
+    pub fn with_model(mut self, model: Arc<dyn Model>, prompts: Arc<Prompts>) -> Self {
+        self.model = Some(model);
+        self.prompts = Some(prompts);
+        self
+    }
+
+    pub fn set_prices(&mut self, prices: PriceTable) {
+        self.prices = prices;
     }
 
     pub fn session_path(&self) -> &std::path::Path {
@@ -102,7 +126,7 @@ impl Engine {
         }
     }
 
-    fn note(&mut self, message: String) {
+    pub(super) fn note(&mut self, message: String) {
         self.emit(Event::Note {
             message: message.clone(),
         });
@@ -125,8 +149,8 @@ impl Engine {
         let result = match phase {
             Phase::Mutate => self.step_mutate(),
             Phase::Execute { generation } => self.step_execute(generation).await,
-            Phase::Select { generation } => self.step_select(generation),
-            Phase::Crossover { generation } => self.step_crossover(generation),
+            Phase::Select { generation } => self.step_select(generation).await,
+            Phase::Crossover { generation } => self.step_crossover(generation).await,
             Phase::Evaluate => self.step_evaluate().await,
             Phase::Done => return Ok(Phase::Done),
         };
@@ -537,7 +561,7 @@ impl Engine {
 
     // ---- Select -------------------------------------------------------------------------
 
-    fn step_select(&mut self, g: usize) -> Result<(), EngineError> {
+    async fn step_select(&mut self, g: usize) -> Result<(), EngineError> {
         let gen_ = self.generation(g)?.clone();
         let facts: Vec<TestFacts> = gen_
             .tests
@@ -564,7 +588,60 @@ impl Engine {
             seed: cfg.seed,
             generation: g,
         };
-        let s = selection::select(&facts, survivors(facts.len()), params);
+        let keep = survivors(facts.len());
+        let mut s = selection::select(&facts, keep, params);
+        if cfg.selection == SelectionStrategy::Llm {
+            let (chosen, by_model) = self.llm_choose(&gen_.tests, keep, &s.ranking).await?;
+            s.ranking = with_selected(&s.ranking, &chosen);
+            s.selected = chosen;
+            s.selected_by = if by_model { "llm" } else { "otter" }.into();
+        } else if self.model.is_some()
+            && let Some(tie) = s.tie_break.clone().filter(|t| t.by == "otter")
+        {
+            // Fitness and rescues left a tie at the cut: the model decides it (paper III-C).
+            let rescues = |t: &TestId| {
+                facts
+                    .iter()
+                    .find(|f| &f.id == t)
+                    .map_or(0, |f| f.rescues * usize::from(params.rescue_tiebreak))
+            };
+            let group: Vec<TestId> = s
+                .ranking
+                .iter()
+                .filter(|t| tie.tied.contains(t))
+                .cloned()
+                .collect();
+            let boundary = rescues(&group[tie.slots - 1]);
+            let above: Vec<TestId> = group
+                .iter()
+                .filter(|t| rescues(t) > boundary)
+                .cloned()
+                .collect();
+            let contenders: Vec<TestId> = group
+                .iter()
+                .filter(|t| rescues(t) == boundary)
+                .cloned()
+                .collect();
+            let (picks, by_model) = self
+                .llm_choose(&contenders, tie.slots - above.len(), &contenders)
+                .await?;
+            let mut selected: Vec<TestId> = s
+                .selected
+                .iter()
+                .filter(|t| !tie.tied.contains(t))
+                .cloned()
+                .collect();
+            selected.extend(above);
+            selected.extend(picks);
+            s.ranking = with_selected(&s.ranking, &selected);
+            s.selected = selected;
+            if by_model {
+                s.selected_by = "llm".into();
+                if let Some(t) = s.tie_break.as_mut() {
+                    t.by = "llm".into();
+                }
+            }
+        }
         self.emit(Event::Selected {
             generation: g,
             selected: s.selected.clone(),
@@ -588,10 +665,13 @@ impl Engine {
 
     // ---- Crossover ----------------------------------------------------------------------
 
-    fn step_crossover(&mut self, g: usize) -> Result<(), EngineError> {
-        // `--crossover none`: the survivors go on unchanged (the paper's "Mutation" row of
-        // Table III). The LLM crossover replaces this with one batched call.
-        let offspring = self.generation(g)?.selected.clone();
+    async fn step_crossover(&mut self, g: usize) -> Result<(), EngineError> {
+        let parents = self.generation(g)?.selected.clone();
+        let offspring = match self.doc.config.crossover {
+            // The survivors go on unchanged (the paper's "Mutation" row of Table III).
+            CrossoverStrategy::None => parents,
+            CrossoverStrategy::Llm => self.llm_crossover(g, &parents).await?,
+        };
         self.doc.generations[g].offspring = offspring.clone();
         self.start_generation(g + 1, offspring);
         Ok(())
@@ -653,6 +733,13 @@ impl Engine {
         self.doc.phase = Phase::Done;
         Ok(())
     }
+}
+
+/// `ranking` reordered so that `selected` comes first, in its order.
+fn with_selected(ranking: &[TestId], selected: &[TestId]) -> Vec<TestId> {
+    let mut out = selected.to_vec();
+    out.extend(ranking.iter().filter(|t| !selected.contains(t)).cloned());
+    out
 }
 
 fn step_name(p: &Phase) -> &'static str {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod events;
 pub mod halving;
 pub mod kill;
+mod llm_steps;
 pub mod machine;
 pub mod report;
 pub mod selection;

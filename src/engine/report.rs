@@ -117,6 +117,27 @@ pub fn report(doc: &SessionDoc) -> Value {
         "seed": doc.config.seed,
         "notes": doc.notes,
     });
+    let mut by_step: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut tokens_in, mut tokens_out, mut cost, mut priced) = (0u64, 0u64, 0.0f64, true);
+    for c in &doc.llm_calls {
+        *by_step.entry(c.step.as_str()).or_default() += 1;
+        tokens_in += c.input_tokens;
+        tokens_out += c.output_tokens;
+        match c.cost_usd {
+            Some(x) => cost += x,
+            None => priced = false,
+        }
+    }
+    r["llm"] = json!(doc.config.llm);
+    r["llm_calls"] = json!({"total": doc.llm_calls.len(), "by_step": by_step,
+        "cached": doc.llm_calls.iter().filter(|c| c.cached).count()});
+    r["tokens"] = json!({"input": tokens_in, "output": tokens_out});
+    // `null` when a model is missing from the price table: an unknown cost is not zero.
+    r["cost_usd"] = if priced {
+        json!((cost * 1e6).round() / 1e6)
+    } else {
+        Value::Null
+    };
     if let Some(f) = doc.final_test.as_ref().and_then(|t| doc.evaluation.get(t)) {
         r["f2p"] = json!(f);
         let pool_f2p = doc

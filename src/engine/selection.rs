@@ -89,6 +89,13 @@ pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection
             });
             finish(v, keep, "otter", false, None)
         }
+        // The model's choice is made by the engine (it needs the logs); this ranking is what
+        // stands when the model's reply cannot be used.
+        SelectionStrategy::Llm => {
+            let mut v: Vec<&TestFacts> = tests.iter().collect();
+            v.sort_by(|a, b| otter_cmp(a, b));
+            finish(v, keep, "otter", false, None)
+        }
         SelectionStrategy::Random => {
             let mut v: Vec<&TestFacts> = tests.iter().collect();
             v.sort_by(|a, b| a.id.cmp(&b.id));

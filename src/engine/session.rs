@@ -243,6 +243,9 @@ pub struct SessionDoc {
     pub timings: Timings,
     /// Things the user should know (small mutant pools, fallbacks, a managed venv).
     pub notes: Vec<String>,
+    /// Every model call, in order (prompt, reply, tokens, cost; never a key).
+    #[serde(default)]
+    pub llm_calls: Vec<crate::llm::CallRecord>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -383,6 +386,9 @@ mod tests {
             python: "python3".into(),
             pythonpath: vec![".".into()],
             test_dir: "tests".into(),
+            llm: None,
+            llm_model: None,
+            llm_base_url: None,
         };
         let cands = vec![
             (

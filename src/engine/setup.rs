@@ -279,6 +279,7 @@ pub fn new_session(
         evaluation: BTreeMap::new(),
         timings: Timings::default(),
         notes: vec![],
+        llm_calls: vec![],
     })
 }
 

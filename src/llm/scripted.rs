@@ -66,6 +66,13 @@ impl ScriptedModel {
         }
     }
 
+    /// Mark the first `n` entries of `step` as used: a resumed session has already received
+    /// those replies and must get the next ones.
+    pub fn skip_used(&self, step: &str, n: usize) {
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        used.insert(step.to_string(), n);
+    }
+
     fn next(&self, req: &LlmRequest) -> Result<LlmReply, LlmError> {
         let error = |detail: String| LlmError::Script {
             step: req.step.clone(),

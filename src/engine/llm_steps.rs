@@ -1,0 +1,216 @@
+//! The model's part of the evolutionary loop (paper III-C last paragraph, III-D): choosing
+//! tests when fitness cannot (or as the whole `llm` strategy), and batched crossover, one call
+//! per generation. Every call is recorded in the session; a reply that cannot be used is
+//! noted and the rule-based fallback decides, so a model's reply never stops a run.
+
+use super::machine::{Engine, EngineError};
+use super::session::{Candidate, Origin, Target, TestId};
+use crate::llm::{CallRecord, LlmRequest};
+use crate::prompts::{PromptKind, parse_id_list, parse_tests};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// The longest `c_old` log shown to the model, per test (its tail: where pytest reports).
+const MAX_LOG_CHARS: usize = 6000;
+/// Room for the model's reply.
+const MAX_REPLY_TOKENS: u32 = 16_000;
+
+fn tail(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut start = s.len() - max;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    format!(
+        "[... {} earlier characters cut ...]\n{}",
+        start,
+        &s[start..]
+    )
+}
+
+/// A file name a model proposed, if it is a plain `test_*.py` name.
+fn usable_name(name: Option<&str>) -> Option<String> {
+    let n = name?.rsplit('/').next()?.trim();
+    let stem = n.strip_suffix(".py")?;
+    let ok = stem.starts_with("test")
+        && !stem.is_empty()
+        && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ok.then(|| n.to_string())
+}
+
+impl Engine {
+    /// Render `kind` with `ctx`, call the model for `step`, record the call.
+    async fn ask(
+        &mut self,
+        step: &str,
+        kind: PromptKind,
+        ctx: serde_json::Value,
+    ) -> Result<String, EngineError> {
+        let llm_err = |detail: String| EngineError::Llm {
+            step: step.to_string(),
+            detail,
+        };
+        let (Some(model), Some(prompts)) = (self.model.clone(), self.prompts.clone()) else {
+            return Err(llm_err(
+                "no model is configured; pass --llm anthropic|openai|scripted:FILE".into(),
+            ));
+        };
+        let rendered = prompts
+            .render(kind, &ctx)
+            .map_err(|e| llm_err(e.to_string()))?;
+        let req = LlmRequest::single(step, rendered.system, rendered.user, MAX_REPLY_TOKENS);
+        let reply = model
+            .complete(req.clone())
+            .await
+            .map_err(|e| llm_err(e.to_string()))?;
+        self.doc
+            .llm_calls
+            .push(CallRecord::new(&req, &reply, &self.prices));
+        Ok(reply.text)
+    }
+
+    /// What the model sees of each test: its source and its output on `c_old`.
+    fn test_views(&self, ids: &[TestId]) -> Vec<serde_json::Value> {
+        ids.iter()
+            .map(|t| {
+                let log = self
+                    .doc
+                    .execution(t, &Target::Old)
+                    .map(|e| tail(self.doc.log(&e.raw_log), MAX_LOG_CHARS))
+                    .unwrap_or_default();
+                json!({"id": t, "source": self.doc.tests[t].source, "log": log})
+            })
+            .collect()
+    }
+
+    /// The model keeps `k` of `candidates`. Ids it invents are dropped; when it names fewer
+    /// than `k`, the rest come from `fallback` order. Returns the choice and whether the model
+    /// made all of it.
+    pub(super) async fn llm_choose(
+        &mut self,
+        candidates: &[TestId],
+        k: usize,
+        fallback: &[TestId],
+    ) -> Result<(Vec<TestId>, bool), EngineError> {
+        let ctx = json!({
+            "issue": self.doc.inputs.issue_text,
+            "tests": self.test_views(candidates),
+            "k": k,
+        });
+        let text = self.ask("select", PromptKind::SelectHalf, ctx).await?;
+        let mut chosen: Vec<TestId> = Vec::new();
+        match parse_id_list(&text, candidates) {
+            Ok(p) => {
+                for n in p.notes {
+                    self.note(format!("select: {n}"));
+                }
+                for id in p.ids {
+                    if candidates.contains(&id) && !chosen.contains(&id) && chosen.len() < k {
+                        chosen.push(id);
+                    }
+                }
+            }
+            Err(e) => self.note(format!(
+                "select: the model's reply held no usable test ids ({e}); the rule-based order decides"
+            )),
+        }
+        let by_model = chosen.len() == k;
+        if !by_model && !chosen.is_empty() {
+            self.note(format!(
+                "select: the model chose {} of {k} tests; the rule-based order chose the rest",
+                chosen.len()
+            ));
+        }
+        for id in fallback {
+            if chosen.len() == k {
+                break;
+            }
+            if candidates.contains(id) && !chosen.contains(id) {
+                chosen.push(id.clone());
+            }
+        }
+        Ok((chosen, by_model))
+    }
+
+    /// Batched crossover: one call turns the parents into the next generation. Offspring that
+    /// parse join the session as new tests; if none does, the parents go on unchanged.
+    pub(super) async fn llm_crossover(
+        &mut self,
+        generation: usize,
+        parents: &[TestId],
+    ) -> Result<Vec<TestId>, EngineError> {
+        let n = parents.len();
+        let ctx = json!({
+            "issue": self.doc.inputs.issue_text,
+            "tests": self.test_views(parents),
+            "n": n,
+        });
+        let text = self.ask("crossover", PromptKind::Crossover, ctx).await?;
+        let parsed = parse_tests(&text, n);
+        for p in &parsed.problems {
+            self.note(format!("crossover (generation {generation}): {p}"));
+        }
+        if parsed.tests.is_empty() {
+            self.note(format!(
+                "crossover (generation {generation}): no usable offspring in the model's reply; \
+                 the parents go on unchanged"
+            ));
+            return Ok(parents.to_vec());
+        }
+        let mut taken: BTreeSet<String> = self
+            .doc
+            .tests
+            .values()
+            .map(|c| c.rel_path.clone())
+            .collect();
+        let mut offspring = Vec::new();
+        for (i, t) in parsed.tests.into_iter().enumerate() {
+            let id = format!("t{}", self.doc.tests.len() + 1);
+            let name = usable_name(t.name.as_deref())
+                .unwrap_or_else(|| format!("test_gen{}_{}.py", generation + 1, i + 1));
+            let rel_path = super::setup::place_test(
+                &self.doc.inputs.repo,
+                &self.doc.config.test_dir,
+                &name,
+                &taken,
+            );
+            taken.insert(rel_path.clone());
+            let file_name = rel_path.rsplit('/').next().unwrap_or(&name).to_string();
+            let cand = Candidate {
+                id: id.clone(),
+                name: file_name,
+                rel_path,
+                hash: crate::hash::sha256_hex(&t.source),
+                source: t.source,
+                origin: Origin::Crossover {
+                    generation,
+                    parents: parents.to_vec(),
+                },
+            };
+            self.doc.tests.insert(id.clone(), cand);
+            offspring.push(id);
+        }
+        Ok(offspring)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_tails() {
+        assert_eq!(usable_name(Some("test_a.py")).as_deref(), Some("test_a.py"));
+        assert_eq!(
+            usable_name(Some("tests/test_b.py")).as_deref(),
+            Some("test_b.py")
+        );
+        assert_eq!(usable_name(Some("../x.py")), None);
+        assert_eq!(usable_name(Some("test a.py")), None);
+        assert_eq!(usable_name(None), None);
+        assert_eq!(tail("abc", 10), "abc");
+        assert!(tail(&"é".repeat(10), 5).ends_with("éé"));
+    }
+}

@@ -1,0 +1,105 @@
+//! The LLM steps in the loop, with recorded (scripted) replies parsed by the same code as a
+//! real model's: batched crossover replaces the survivors with offspring, and the model breaks
+//! a fitness tie that rescues cannot.
+
+mod common;
+use common::*;
+
+const CHILD: &str = "from calc.ops import clamp\n\n\ndef test_clamp_upper_bound_is_inclusive():\n    assert clamp(15, 0, 10) == 10\n";
+
+#[test]
+fn scripted_crossover_and_llm_tie_break() {
+    let tiny = Tiny::new(&[
+        (
+            "test_a.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
+        ),
+        (
+            "test_c.py",
+            "from calc.nope import clamp\n\ndef test_x():\n    assert clamp(1, 0, 2) == 1\n",
+        ),
+        (
+            "test_d.py",
+            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
+        ),
+    ]);
+    let crossover_reply = format!(
+        "Here are the offspring.\n\n### test_child_one.py\n```python\n{CHILD}```\n\n### test_child_two.py\n```python\n# same check, second variant\n{CHILD}```\n"
+    );
+    // One reply serves any select call: the ids not among the candidates are dropped.
+    let select_reply = "I keep these:\n```json\n[\"t6\", \"t1\", \"t4\"]\n```\n";
+    let script = serde_json::json!([
+        {"step": "crossover", "reply": crossover_reply, "match": "<issue>"},
+        {"step": "select", "reply": select_reply},
+        {"step": "select", "reply": select_reply},
+    ]);
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let patch = tiny.out("fix.patch");
+    std::fs::write(
+        &patch,
+        "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -4,5 +4,5 @@\n     if x < lo:\n         return lo\n     if x > hi:\n-        return hi - 1\n+        return hi\n     return x\n",
+    )
+    .unwrap();
+    let o = tiny.run(
+        "out",
+        &[
+            "--mutants",
+            "6",
+            "--crossover",
+            "llm",
+            "--llm",
+            &format!("scripted:{}", script_path.display()),
+            "--golden-patch",
+            patch.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("not a real model"),
+        "the demo says it is scripted"
+    );
+    let r = read_json(&tiny.out("out").join("report.json"));
+    let gens = r["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 2);
+    assert_eq!(
+        gens[1]["tests"],
+        serde_json::json!(["t5", "t6"]),
+        "offspring replace the parents"
+    );
+    assert_eq!(
+        r["llm_calls"]["by_step"]["crossover"], 1,
+        "one batched call per generation"
+    );
+    assert_eq!(gens[1]["selected_by"], "llm", "{:#}", gens[1]);
+    assert_eq!(r["final_test_id"], "t6");
+    assert_eq!(r["f2p"]["f2p"], true);
+    assert_eq!(r["tests"]["t5"]["name"], "test_child_one.py");
+    let s = read_json(&tiny.out("out").join("session.json"));
+    assert_eq!(s["tests"]["t6"]["origin"]["kind"], "crossover");
+    assert_eq!(
+        s["tests"]["t6"]["origin"]["parents"],
+        serde_json::json!(gens[0]["selected"])
+    );
+    let calls = s["llm_calls"].as_array().unwrap();
+    assert!(
+        calls[0]["request"]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("clamp(15, 0, 10) returns 9")
+    );
+    let final_src = std::fs::read_to_string(tiny.out("out").join("test_child_two.py")).unwrap();
+    assert!(final_src.contains("second variant"));
+}
+
+#[test]
+fn llm_strategies_without_a_model_are_refused() {
+    let tiny = Tiny::new(&[("test_a.py", "def test_a():\n    assert 0\n")]);
+    let o = tiny.run("out", &["--crossover", "llm"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("need a model"), "{}", text(&o));
+}
