@@ -78,7 +78,10 @@ impl Engine {
                 let log = self
                     .doc
                     .execution(t, &Target::Old)
-                    .map(|e| tail(self.doc.log(&e.raw_log), MAX_LOG_CHARS))
+                    .map(|e| {
+                        let log = crate::exec::normalize::readable_log(self.doc.log(&e.raw_log));
+                        tail(&log, MAX_LOG_CHARS)
+                    })
                     .unwrap_or_default();
                 json!({"id": t, "source": self.doc.tests[t].source, "log": log})
             })

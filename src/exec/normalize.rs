@@ -68,6 +68,37 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// What a person or a model reads of a log: the raw log with only the run-to-run noise taken
+/// out (terminal escapes, durations, addresses, the junit line, and the working-copy prefix of
+/// paths, so they read repository-relative). Numbers, messages and layout stay. Two runs that
+/// behaved the same give the same text, so prompts built from it hit the response cache.
+pub fn readable_log(raw: &str) -> String {
+    static READABLE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+        let rules: &[(&str, &str)] = &[
+            (r"\x1b\[[0-9;?]*[ -/]*[@-~]", ""),
+            (r"\x1b[@-Z\\-_]", ""),
+            (r"\r\n?", "\n"),
+            (r"(?m)^[-=]* *generated xml file: .*\n?", ""),
+            (r"\bin \d+(?:\.\d+)?s\b", "in <DUR>"),
+            (r"\(\d+:\d{2}:\d{2}(?:\.\d+)?\)", "(<DUR>)"),
+            (r"\b0[xX][0-9a-fA-F]+", "0xADDR"),
+            (r"[^\s'\x22]*/evootter-\d+-\d+/worker-\d+/", ""),
+            (r"[^\s'\x22]*/evootter-\d+-\d+/scratch-\d+/basetemp", "<TMP>"),
+        ];
+        rules
+            .iter()
+            .map(|(p, r)| (Regex::new(p).expect("readable rule compiles"), *r))
+            .collect()
+    });
+    let mut text = raw.to_owned();
+    for (re, replacement) in READABLE.iter() {
+        if let std::borrow::Cow::Owned(replaced) = re.replace_all(&text, *replacement) {
+            text = replaced;
+        }
+    }
+    text
+}
+
 /// Folds run-to-run noise out of a pytest log so that two logs compare equal exactly when the
 /// test behaved the same.
 ///
@@ -115,6 +146,21 @@ pub fn normalize_log(raw: &str, roots: &[(String, &'static str)]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod readable_tests {
+    use super::readable_log;
+
+    #[test]
+    fn keeps_numbers_and_drops_noise() {
+        let a = "/tmp/evootter-41-0/worker-0/calc/ops.py:6: in clamp\nE   assert 9 == 10\n\x1b[31m1 failed in 0.05s\x1b[0m\nobj at 0x7f3a2b\n";
+        let b = "/tmp/evootter-977-3/worker-1/calc/ops.py:6: in clamp\nE   assert 9 == 10\n\x1b[31m1 failed in 1.20s\x1b[0m\nobj at 0x7f0000\n";
+        assert_eq!(readable_log(a), readable_log(b));
+        let r = readable_log(a);
+        assert!(r.starts_with("calc/ops.py:6: in clamp"), "{r}");
+        assert!(r.contains("assert 9 == 10") && r.contains("1 failed in <DUR>"), "{r}");
+    }
 }
 
 #[cfg(test)]
