@@ -174,3 +174,34 @@ fn run_completes_on_every_example_and_reports_f2p() {
         );
     }
 }
+
+/// The README's demo: the envconf example with batched crossover by a scripted model.
+#[test]
+fn readme_demo_with_scripted_crossover_runs_offline() {
+    let ex = root().join("examples/envconf_errors");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(root())
+        .args([
+            "run",
+            "--instance",
+            "examples/envconf_errors",
+            "--crossover",
+            "llm",
+        ])
+        .args(["--llm", "scripted:examples/envconf_errors/llm_script.json"])
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}: {}", ex.display(), text(&out));
+    assert!(
+        text(&out).contains("scripted replies"),
+        "labelled as scripted"
+    );
+    let r = read_json(&out_dir.path().join("report.json"));
+    assert_eq!(r["llm_calls"]["by_step"]["crossover"], 2);
+    assert_eq!(r["llm_calls"]["by_step"]["select"], 1);
+    assert_eq!(r["f2p"]["f2p"], true, "{r:#}");
+    assert!(r["notes"].as_array().unwrap().is_empty(), "{r:#}");
+}

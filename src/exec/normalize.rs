@@ -83,7 +83,10 @@ pub fn readable_log(raw: &str) -> String {
             (r"\(\d+:\d{2}:\d{2}(?:\.\d+)?\)", "(<DUR>)"),
             (r"\b0[xX][0-9a-fA-F]+", "0xADDR"),
             (r"[^\s'\x22]*/evootter-\d+-\d+/worker-\d+/", ""),
-            (r"[^\s'\x22]*/evootter-\d+-\d+/scratch-\d+/basetemp", "<TMP>"),
+            (
+                r"[^\s'\x22]*/evootter-\d+-\d+/scratch-\d+/basetemp",
+                "<TMP>",
+            ),
         ];
         rules
             .iter()
@@ -159,7 +162,10 @@ mod readable_tests {
         assert_eq!(readable_log(a), readable_log(b));
         let r = readable_log(a);
         assert!(r.starts_with("calc/ops.py:6: in clamp"), "{r}");
-        assert!(r.contains("assert 9 == 10") && r.contains("1 failed in <DUR>"), "{r}");
+        assert!(
+            r.contains("assert 9 == 10") && r.contains("1 failed in <DUR>"),
+            "{r}"
+        );
     }
 }
 
