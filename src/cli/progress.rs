@@ -63,7 +63,14 @@ impl Progress {
     fn show(&mut self, e: Event) {
         match e {
             Event::StepStarted { phase } => {
-                if matches!(phase, Phase::Mutate | Phase::Evaluate) {
+                if matches!(
+                    phase,
+                    Phase::Localize
+                        | Phase::Contextualize
+                        | Phase::Generate
+                        | Phase::Mutate
+                        | Phase::Evaluate
+                ) {
                     self.line(format!("== {phase}"));
                 }
             }

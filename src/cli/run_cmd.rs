@@ -260,14 +260,21 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
     let tests_dir = a
         .initial_tests
         .clone()
-        .or_else(|| inst.as_ref().and_then(|i| i.initial_tests.clone()))
-        .ok_or_else(|| need("initial-tests"))?;
+        .or_else(|| inst.as_ref().and_then(|i| i.initial_tests.clone()));
+    if tests_dir.is_none() && a.llm.is_none() {
+        return Err(anyhow::anyhow!(
+            "missing --initial-tests DIR (candidate tests), or --llm PROVIDER to have the model write them"
+        ));
+    }
     let defaults = inst.as_ref().map(|i| i.run.clone()).unwrap_or_default();
     let n = a.tests.or(defaults.tests).unwrap_or(8);
     if n == 0 {
         return Err(SetupError::NoTests.into());
     }
-    let candidates = setup::read_candidates(&tests_dir, n)?;
+    let candidates = match &tests_dir {
+        Some(dir) => setup::read_candidates(dir, n)?,
+        None => vec![],
+    };
     let golden_patch = a
         .golden_patch
         .clone()
@@ -332,7 +339,7 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         issue_path: Some(abs(issue_path)),
         issue_text,
         focal,
-        initial_tests_dir: Some(abs(tests_dir)),
+        initial_tests_dir: tests_dir.map(abs),
         golden_patch: golden_patch.map(abs),
         instance: inst.as_ref().map(|i| i.name.clone()),
         repo_fingerprint: String::new(),

@@ -31,7 +31,7 @@ fn tail(s: &str, max: usize) -> String {
 }
 
 /// A file name a model proposed, if it is a plain `test_*.py` name.
-fn usable_name(name: Option<&str>) -> Option<String> {
+pub(super) fn usable_name(name: Option<&str>) -> Option<String> {
     let n = name?.rsplit('/').next()?.trim();
     let stem = n.strip_suffix(".py")?;
     let ok = stem.starts_with("test")
@@ -42,7 +42,7 @@ fn usable_name(name: Option<&str>) -> Option<String> {
 
 impl Engine {
     /// Render `kind` with `ctx`, call the model for `step`, record the call.
-    async fn ask(
+    pub(super) async fn ask(
         &mut self,
         step: &str,
         kind: PromptKind,

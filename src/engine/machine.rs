@@ -147,6 +147,9 @@ impl Engine {
         });
         let started = Instant::now();
         let result = match phase {
+            Phase::Localize => self.step_localize().await,
+            Phase::Contextualize => self.step_contextualize().await,
+            Phase::Generate => self.step_generate().await,
             Phase::Mutate => self.step_mutate(),
             Phase::Execute { generation } => self.step_execute(generation).await,
             Phase::Select { generation } => self.step_select(generation).await,
@@ -744,6 +747,9 @@ fn with_selected(ranking: &[TestId], selected: &[TestId]) -> Vec<TestId> {
 
 fn step_name(p: &Phase) -> &'static str {
     match p {
+        Phase::Localize => "localize",
+        Phase::Contextualize => "contextualize",
+        Phase::Generate => "generate",
         Phase::Mutate => "mutate",
         Phase::Execute { .. } => "execute",
         Phase::Select { .. } => "select",

@@ -2,6 +2,7 @@
 //! halving, selection and crossover, as a step-able state machine over a session document.
 //! It knows nothing of terminals: the headless runner and the TUI both drive `Engine::step`.
 
+pub mod basebrt;
 pub mod config;
 pub mod events;
 pub mod halving;

@@ -41,11 +41,26 @@ pub struct Inputs {
 pub enum Origin {
     /// A file of the initial population (`--initial-tests`).
     Initial { file: PathBuf },
+    /// Written by the model as part of the initial population.
+    Generated { prompting: String },
     /// Produced by crossover at the end of a generation.
     Crossover {
         generation: usize,
         parents: Vec<TestId>,
     },
+}
+
+/// What BaseBRT's localizer and contextualizer found (paper III-B).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseBrt {
+    /// The files the localizer kept (at most 50).
+    pub files: Vec<String>,
+    /// The functions it named before refinement, as FILE::QUALNAME.
+    pub functions: Vec<String>,
+    /// The imports the contextualizer selected.
+    pub imports: Vec<String>,
+    /// Where it placed the test file.
+    pub test_location: Option<String>,
 }
 
 /// One candidate test module (an individual of the test population).
@@ -173,10 +188,22 @@ pub struct Generation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "step")]
 pub enum Phase {
+    /// BaseBRT localizer (no `--focal` given).
+    Localize,
+    /// BaseBRT contextualizer (no initial tests given).
+    Contextualize,
+    /// The initial population from the model (no `--initial-tests` given).
+    Generate,
     Mutate,
-    Execute { generation: usize },
-    Select { generation: usize },
-    Crossover { generation: usize },
+    Execute {
+        generation: usize,
+    },
+    Select {
+        generation: usize,
+    },
+    Crossover {
+        generation: usize,
+    },
     Evaluate,
     Done,
 }
@@ -184,6 +211,9 @@ pub enum Phase {
 impl std::fmt::Display for Phase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Phase::Localize => write!(f, "localize"),
+            Phase::Contextualize => write!(f, "contextualize"),
+            Phase::Generate => write!(f, "generate"),
             Phase::Mutate => write!(f, "mutate"),
             Phase::Execute { generation } => write!(f, "execute (generation {generation})"),
             Phase::Select { generation } => write!(f, "select (generation {generation})"),
@@ -246,6 +276,8 @@ pub struct SessionDoc {
     /// Every model call, in order (prompt, reply, tokens, cost; never a key).
     #[serde(default)]
     pub llm_calls: Vec<crate::llm::CallRecord>,
+    #[serde(default)]
+    pub base_brt: Option<BaseBrt>,
 }
 
 #[derive(Debug, thiserror::Error)]

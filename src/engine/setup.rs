@@ -224,7 +224,9 @@ pub fn new_session(
             path: inputs.repo.clone(),
             source,
         })?;
-    if inputs.focal.is_empty() {
+    // Without focal functions or tests, the model's BaseBRT steps must provide them.
+    let with_model = config.llm.is_some();
+    if inputs.focal.is_empty() && !with_model {
         return Err(SetupError::NoFocal);
     }
     for f in &inputs.focal {
@@ -235,9 +237,16 @@ pub fn new_session(
             });
         }
     }
-    if candidates.is_empty() {
+    if candidates.is_empty() && !with_model {
         return Err(SetupError::NoTests);
     }
+    let phase = if inputs.focal.is_empty() {
+        Phase::Localize
+    } else if candidates.is_empty() {
+        Phase::Contextualize
+    } else {
+        Phase::Mutate
+    };
     let mut tests = BTreeMap::new();
     let mut initial = Vec::new();
     let mut taken = BTreeSet::new();
@@ -268,7 +277,7 @@ pub fn new_session(
         updated_unix: now,
         inputs,
         config,
-        phase: Phase::Mutate,
+        phase,
         pool: None,
         tests,
         initial_population: initial,
@@ -280,6 +289,7 @@ pub fn new_session(
         timings: Timings::default(),
         notes: vec![],
         llm_calls: vec![],
+        base_brt: None,
     })
 }
 

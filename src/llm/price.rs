@@ -56,6 +56,8 @@ const BUILTIN: &[(&str, f64, f64)] = &[
     ("gpt-4.1-mini", 0.4, 1.6),
     ("gpt-4o", 2.5, 10.0),
     ("gpt-4o-mini", 0.15, 0.6),
+    // Recorded replies replayed by `ScriptedModel` cost nothing.
+    ("scripted", 0.0, 0.0),
 ];
 
 impl PriceTable {

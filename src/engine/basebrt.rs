@@ -1,0 +1,326 @@
+//! BaseBRT (paper III-B, Fig. 3), the steps before evolution when the user gives no focal
+//! functions or no initial tests: the localizer (files, then functions, then a refinement
+//! with bodies), the contextualizer (imports, then where the test goes), and single-prompting
+//! generation of the initial population (paper IV-D: n tests in one call).
+//! Everything the model proposes is checked against the repository before it is used.
+
+use super::machine::{Engine, EngineError};
+use super::session::{BaseBrt, Candidate, Origin, Phase};
+use crate::prompts::{
+    PromptKind, parse_focal, parse_imports, parse_paths, parse_single_path, parse_tests,
+};
+use crate::python::FocalFunction;
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Paper III-B: the localizer asks for the 50 most relevant files.
+const MAX_FILES: usize = 50;
+/// Bodies shown in prompts are cut to this many characters each.
+const MAX_BODY_CHARS: usize = 4000;
+
+/// Every Python file of the repository, relative, sorted (what a working copy would hold).
+pub fn python_files(repo: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !crate::exec::local::is_copied(&name) || name.starts_with('.') {
+                continue;
+            }
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(t) if t.is_file() && name.ends_with(".py") => {
+                    if let Ok(rel) = path.strip_prefix(repo) {
+                        out.push(rel.to_string_lossy().replace('\\', "/"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
+}
+
+/// Top-level import statements of `source` (one logical line each).
+fn imports_of(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter(|l| l.starts_with("import ") || l.starts_with("from "))
+        .filter(|l| !l.trim_end().ends_with('(') && !l.trim_end().ends_with('\\'))
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+impl Engine {
+    fn read_repo(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.doc.inputs.repo.join(rel)).ok()
+    }
+
+    /// `{file, qualname, body}` for each focal function that can be found.
+    fn bodies(&self, focal: &[FocalFunction]) -> Vec<serde_json::Value> {
+        focal
+            .iter()
+            .filter_map(|f| {
+                let src = self.read_repo(&f.file)?;
+                let site = crate::python::locate(&src, &f.qualname).ok()?;
+                let body: String = src[site.start_byte..site.end_byte]
+                    .chars()
+                    .take(MAX_BODY_CHARS)
+                    .collect();
+                Some(json!({"file": f.file, "qualname": f.qualname, "body": body}))
+            })
+            .collect()
+    }
+
+    fn no_use(step: &str, what: &str) -> EngineError {
+        EngineError::Llm {
+            step: step.into(),
+            detail: format!(
+                "the model's reply named no {what} that exists in the repository; see the \
+                 recorded call in session.json (llm_calls), adjust the prompt or the model, \
+                 and --resume"
+            ),
+        }
+    }
+
+    /// Localizer: three calls, files -> functions -> refined focal functions.
+    pub(super) async fn step_localize(&mut self) -> Result<(), EngineError> {
+        let all = python_files(&self.doc.inputs.repo);
+        let known: BTreeSet<&str> = all.iter().map(String::as_str).collect();
+        let issue = self.doc.inputs.issue_text.clone();
+
+        let ctx = json!({"issue": issue, "files": all, "max_files": MAX_FILES});
+        let reply = self
+            .ask("localize_files", PromptKind::LocalizeFiles, ctx)
+            .await?;
+        let files: Vec<String> = parse_paths(&reply)
+            .into_iter()
+            .filter(|p| known.contains(p.as_str()))
+            .take(MAX_FILES)
+            .collect();
+        if files.is_empty() {
+            return Err(Self::no_use("localize_files", "Python file"));
+        }
+
+        let mut defined: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for f in &files {
+            if let Some(src) = self.read_repo(f) {
+                defined.insert(f.clone(), crate::python::list_functions(&src));
+            }
+        }
+        let listing: Vec<_> = defined
+            .iter()
+            .map(|(path, functions)| json!({"path": path, "functions": functions}))
+            .collect();
+        let ctx = json!({"issue": issue, "files": listing});
+        let reply = self
+            .ask("localize_functions", PromptKind::LocalizeFunctions, ctx)
+            .await?;
+        let valid = |names: Vec<String>| -> Vec<FocalFunction> {
+            let mut out: Vec<FocalFunction> = Vec::new();
+            for n in names {
+                if let Ok(f) = n.parse::<FocalFunction>()
+                    && defined
+                        .get(&f.file)
+                        .is_some_and(|fs| fs.contains(&f.qualname))
+                    && !out.contains(&f)
+                {
+                    out.push(f);
+                }
+            }
+            out
+        };
+        let candidates = valid(parse_focal(&reply));
+        if candidates.is_empty() {
+            return Err(Self::no_use("localize_functions", "function"));
+        }
+
+        let ctx = json!({"issue": issue, "functions": self.bodies(&candidates)});
+        let reply = self
+            .ask("localize_refine", PromptKind::LocalizeRefine, ctx)
+            .await?;
+        let refined: Vec<FocalFunction> = valid(parse_focal(&reply))
+            .into_iter()
+            .filter(|f| candidates.contains(f))
+            .collect();
+        let focal = if refined.is_empty() {
+            self.note(
+                "localize_refine: the model kept none of the functions; using all it named before"
+                    .into(),
+            );
+            candidates.clone()
+        } else {
+            refined
+        };
+        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
+        brt.files = files;
+        brt.functions = candidates.iter().map(|f| f.to_string()).collect();
+        self.doc.inputs.focal = focal;
+        self.doc.phase = self.after_localize();
+        Ok(())
+    }
+
+    fn after_localize(&self) -> Phase {
+        if self.doc.initial_population.is_empty() {
+            Phase::Contextualize
+        } else {
+            Phase::Mutate
+        }
+    }
+
+    /// Contextualizer: two calls, the relevant imports and the test's location.
+    pub(super) async fn step_contextualize(&mut self) -> Result<(), EngineError> {
+        let issue = self.doc.inputs.issue_text.clone();
+        let focal = self.doc.inputs.focal.clone();
+        let files: Vec<String> = match &self.doc.base_brt {
+            Some(b) if !b.files.is_empty() => b.files.clone(),
+            _ => focal.iter().map(|f| f.file.clone()).collect(),
+        };
+        let mut imports: Vec<String> = Vec::new();
+        for f in &files {
+            for i in self
+                .read_repo(f)
+                .map(|s| imports_of(&s))
+                .unwrap_or_default()
+            {
+                if !imports.contains(&i) {
+                    imports.push(i);
+                }
+            }
+        }
+        let ctx = json!({"issue": issue, "functions": self.bodies(&focal), "imports": imports});
+        let reply = self
+            .ask("context_imports", PromptKind::ContextImports, ctx)
+            .await?;
+        let chosen = parse_imports(&reply);
+
+        let all = python_files(&self.doc.inputs.repo);
+        let mut locations: Vec<String> = all.iter().filter(|p| is_test_file(p)).cloned().collect();
+        let dirs: BTreeSet<String> = locations
+            .iter()
+            .filter_map(|p| p.rsplit_once('/').map(|(d, _)| format!("{d}/")))
+            .collect();
+        locations.extend(dirs);
+        let components: Vec<String> = focal.iter().map(|f| f.to_string()).collect();
+        let ctx = json!({"issue": issue, "imports": chosen, "locations": locations,
+                         "components": components});
+        let reply = self
+            .ask("context_location", PromptKind::ContextLocation, ctx)
+            .await?;
+        let location = match parse_single_path(&reply) {
+            Ok(p) if !p.starts_with('/') && !p.split('/').any(|c| c == "..") => p,
+            _ => {
+                let fallback = format!(
+                    "{}/test_issue_reproduction.py",
+                    self.doc.config.test_dir.trim_end_matches('/')
+                );
+                self.note(format!(
+                    "context_location: no usable test path in the model's reply; using {fallback}"
+                ));
+                fallback
+            }
+        };
+        // New tests, and the offspring of crossover, go where the contextualizer said.
+        if let Some((dir, _)) = location.rsplit_once('/') {
+            self.doc.config.test_dir = dir.to_string();
+        } else {
+            self.doc.config.test_dir = ".".into();
+        }
+        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
+        brt.imports = chosen;
+        brt.test_location = Some(location);
+        self.doc.phase = Phase::Generate;
+        Ok(())
+    }
+
+    /// Single prompting (paper IV-D): the whole initial population in one call.
+    pub(super) async fn step_generate(&mut self) -> Result<(), EngineError> {
+        let n = self.doc.config.tests;
+        let brt = self.doc.base_brt.clone().unwrap_or_default();
+        let test_path = brt
+            .test_location
+            .clone()
+            .unwrap_or_else(|| format!("{}/test_issue_reproduction.py", self.doc.config.test_dir));
+        let ctx = json!({
+            "issue": self.doc.inputs.issue_text,
+            "functions": self.bodies(&self.doc.inputs.focal),
+            "imports": brt.imports,
+            "test_path": test_path,
+            "n": n,
+        });
+        let reply = self.ask("generate", PromptKind::GenerateMany, ctx).await?;
+        let parsed = parse_tests(&reply, n);
+        for p in &parsed.problems {
+            self.note(format!("generate: {p}"));
+        }
+        if parsed.tests.is_empty() {
+            return Err(Self::no_use("generate", "usable test"));
+        }
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        for (i, t) in parsed.tests.into_iter().enumerate() {
+            let id = format!("t{}", self.doc.tests.len() + 1);
+            let name = super::llm_steps::usable_name(t.name.as_deref())
+                .unwrap_or_else(|| format!("test_candidate_{}.py", i + 1));
+            let rel_path = super::setup::place_test(
+                &self.doc.inputs.repo,
+                &self.doc.config.test_dir,
+                &name,
+                &taken,
+            );
+            taken.insert(rel_path.clone());
+            let file_name = rel_path.rsplit('/').next().unwrap_or(&name).to_string();
+            self.doc.tests.insert(
+                id.clone(),
+                Candidate {
+                    id: id.clone(),
+                    name: file_name,
+                    rel_path,
+                    hash: crate::hash::sha256_hex(&t.source),
+                    source: t.source,
+                    origin: Origin::Generated {
+                        prompting: "single".into(),
+                    },
+                },
+            );
+            self.doc.initial_population.push(id);
+        }
+        self.doc.phase = Phase::Mutate;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_and_imports() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("pkg/__pycache__")).unwrap();
+        std::fs::create_dir_all(d.path().join("tests")).unwrap();
+        std::fs::write(
+            d.path().join("pkg/a.py"),
+            "import os\nfrom x import (\n    y,\n)\nfrom z import w\n",
+        )
+        .unwrap();
+        std::fs::write(d.path().join("pkg/__pycache__/a.py"), "").unwrap();
+        std::fs::write(d.path().join("tests/test_a.py"), "").unwrap();
+        std::fs::write(d.path().join("README.md"), "").unwrap();
+        assert_eq!(python_files(d.path()), vec!["pkg/a.py", "tests/test_a.py"]);
+        let src = std::fs::read_to_string(d.path().join("pkg/a.py")).unwrap();
+        assert_eq!(imports_of(&src), vec!["import os", "from z import w"]);
+        assert!(is_test_file("tests/test_a.py") && !is_test_file("pkg/a.py"));
+    }
+}
