@@ -145,3 +145,79 @@ fn a_reply_naming_no_real_file_stops_with_the_step_and_resumes() {
         "the call is recorded"
     );
 }
+
+#[test]
+fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
+    let tiny = Tiny::new(&[]);
+    let test = |name: &str| {
+        format!(
+            "### {name}\n```python\nfrom calc.ops import clamp\n\n\ndef test_{}():\n    assert clamp(15, 0, 10) == 10\n```\n",
+            name.trim_end_matches(".py")
+        )
+    };
+    let script = serde_json::json!([
+        {"step": "context_imports", "reply": fenced("python", "from calc.ops import clamp")},
+        {"step": "context_location", "reply": "tests/test_clamp_issue.py"},
+        {"step": "morph_issue", "match": "standard", "reply": "STANDARD MORPH: clamp returns hi - 1 above the range."},
+        {"step": "morph_issue", "match": "simple", "reply": "SIMPLE MORPH: clamp(15, 0, 10) gives 9, not 10."},
+        {"step": "generate", "reply": test("test_one.py")},
+        {"step": "generate", "match": "STANDARD MORPH", "reply": test("test_two.py")},
+        {"step": "generate", "match": "SIMPLE MORPH", "reply": test("test_three.py")},
+    ]);
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let out = tiny.out("out");
+    let o = bin()
+        .args([
+            "run",
+            "--tests",
+            "3",
+            "--mutants",
+            "4",
+            "--selection",
+            "otter",
+        ])
+        .args([
+            "--prompting",
+            "heterogeneous",
+            "--focal",
+            "calc/ops.py::clamp",
+        ])
+        .arg("--llm")
+        .arg(format!("scripted:{}", script_path.display()))
+        .arg("--repo")
+        .arg(&tiny.repo)
+        .arg("--issue")
+        .arg(tiny.dir.path().join("issue.md"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&out.join("report.json"));
+    assert_eq!(r["llm_calls"]["by_step"]["morph_issue"], 2);
+    assert_eq!(r["llm_calls"]["by_step"]["generate"], 3);
+    let s = read_json(&out.join("session.json"));
+    assert_eq!(s["tests"]["t2"]["origin"]["prompting"], "heterogeneous");
+    let prompts: Vec<String> = s["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["step"] == "generate")
+        .map(|c| {
+            c["request"]["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        prompts[0].contains("from calc.ops import clamp"),
+        "variant 1 sees the imports"
+    );
+    assert!(
+        !prompts[1].contains("from calc.ops import clamp"),
+        "variant 2 has them masked"
+    );
+    assert!(prompts[1].contains("STANDARD MORPH"));
+}

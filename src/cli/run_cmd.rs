@@ -5,8 +5,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use evootter::engine::setup::{self, SetupError};
 use evootter::engine::{
-    CrossoverStrategy, Engine, FitnessRule, Inputs, RunConfig, SelectionStrategy, SessionDoc,
-    report,
+    CrossoverStrategy, Engine, FitnessRule, Inputs, Prompting, RunConfig, SelectionStrategy,
+    SessionDoc, report,
 };
 use evootter::exec::{self, Executor};
 use evootter::instance::Instance;
@@ -93,6 +93,11 @@ pub struct RunArgs {
     /// provider's); any OpenAI-compatible server works with --llm openai.
     #[arg(long)]
     base_url: Option<String>,
+    /// How the model writes the initial population when no --initial-tests are given:
+    /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
+    /// masked context).
+    #[arg(long, default_value = "single")]
+    prompting: Prompting,
     /// Take over the executions of an earlier session of the same repository and tests
     /// (comparing strategies then runs each execution once).
     #[arg(long, value_name = "SESSION")]
@@ -325,6 +330,7 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
             }),
         llm_model: a.model.clone(),
         llm_base_url: a.base_url.clone(),
+        prompting: a.prompting,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;

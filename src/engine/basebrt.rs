@@ -4,6 +4,7 @@
 //! generation of the initial population (paper IV-D: n tests in one call).
 //! Everything the model proposes is checked against the repository before it is used.
 
+use super::config::Prompting;
 use super::machine::{Engine, EngineError};
 use super::session::{BaseBrt, Candidate, Origin, Phase};
 use crate::prompts::{
@@ -63,7 +64,46 @@ fn imports_of(source: &str) -> Vec<String> {
         .collect()
 }
 
+/// Heterogeneous prompting's i-th variant: the issue morph (`None`: the original) and which
+/// parts of the context are masked. Cycles through the paper's five morphs, and masks the
+/// imports on every second variant and the function bodies on every fourth.
+fn variant(i: usize) -> (Option<&'static str>, bool, bool) {
+    const STYLES: [Option<&str>; 6] = [
+        None,
+        Some("standard"),
+        Some("simple"),
+        Some("dropCode"),
+        Some("initTest"),
+        Some("initPatch"),
+    ];
+    (STYLES[i % STYLES.len()], i % 2 == 1, i % 4 == 3)
+}
+
 impl Engine {
+    /// The issue rewritten in `style`, asked once per session.
+    async fn morph(&mut self, style: &str) -> Result<String, EngineError> {
+        if let Some(m) = self.doc.base_brt.as_ref().and_then(|b| b.morphs.get(style)) {
+            return Ok(m.clone());
+        }
+        let ctx = json!({"issue": self.doc.inputs.issue_text, "style": style});
+        let reply = self.ask("morph_issue", PromptKind::MorphIssue, ctx).await?;
+        let text = reply.trim().to_string();
+        let text = if text.is_empty() {
+            self.note(format!(
+                "morph_issue: empty {style} rewrite; using the original issue"
+            ));
+            self.doc.inputs.issue_text.clone()
+        } else {
+            text
+        };
+        self.doc
+            .base_brt
+            .get_or_insert_with(BaseBrt::default)
+            .morphs
+            .insert(style.to_string(), text.clone());
+        Ok(text)
+    }
+
     fn read_repo(&self, rel: &str) -> Option<String> {
         std::fs::read_to_string(self.doc.inputs.repo.join(rel)).ok()
     }
@@ -245,7 +285,9 @@ impl Engine {
         Ok(())
     }
 
-    /// Single prompting (paper IV-D): the whole initial population in one call.
+    /// The initial population: single prompting (paper IV-D, n tests in one call) or
+    /// heterogeneous prompting (paper III-B, one test per call from a morphed issue and a
+    /// masked context).
     pub(super) async fn step_generate(&mut self) -> Result<(), EngineError> {
         let n = self.doc.config.tests;
         let brt = self.doc.base_brt.clone().unwrap_or_default();
@@ -253,23 +295,56 @@ impl Engine {
             .test_location
             .clone()
             .unwrap_or_else(|| format!("{}/test_issue_reproduction.py", self.doc.config.test_dir));
-        let ctx = json!({
-            "issue": self.doc.inputs.issue_text,
-            "functions": self.bodies(&self.doc.inputs.focal),
-            "imports": brt.imports,
-            "test_path": test_path,
-            "n": n,
-        });
-        let reply = self.ask("generate", PromptKind::GenerateMany, ctx).await?;
-        let parsed = parse_tests(&reply, n);
-        for p in &parsed.problems {
-            self.note(format!("generate: {p}"));
+        let functions = self.bodies(&self.doc.inputs.focal);
+        let mut tests = Vec::new();
+        match self.doc.config.prompting {
+            Prompting::Single => {
+                let ctx = json!({
+                    "issue": self.doc.inputs.issue_text,
+                    "functions": functions,
+                    "imports": brt.imports,
+                    "test_path": test_path,
+                    "n": n,
+                });
+                let reply = self.ask("generate", PromptKind::GenerateMany, ctx).await?;
+                let parsed = parse_tests(&reply, n);
+                for p in &parsed.problems {
+                    self.note(format!("generate: {p}"));
+                }
+                tests = parsed.tests;
+            }
+            Prompting::Heterogeneous => {
+                for i in 0..n {
+                    let (style, mask_imports, mask_functions) = variant(i);
+                    let issue = match style {
+                        None => self.doc.inputs.issue_text.clone(),
+                        Some(style) => self.morph(style).await?,
+                    };
+                    let ctx = json!({
+                        "issue": issue,
+                        "functions": if mask_functions { json!([]) } else { json!(functions) },
+                        "imports": if mask_imports { json!([]) } else { json!(brt.imports) },
+                        "test_path": test_path,
+                    });
+                    let reply = self.ask("generate", PromptKind::GenerateOne, ctx).await?;
+                    let parsed = parse_tests(&reply, 1);
+                    match parsed.tests.into_iter().next() {
+                        Some(t) => tests.push(t),
+                        None => self.note(format!(
+                            "generate: call {} of {n} gave no usable test ({})",
+                            i + 1,
+                            parsed.problems.join("; ")
+                        )),
+                    }
+                }
+            }
         }
-        if parsed.tests.is_empty() {
+        if tests.is_empty() {
             return Err(Self::no_use("generate", "usable test"));
         }
+        let prompting = self.doc.config.prompting.to_string();
         let mut taken: BTreeSet<String> = BTreeSet::new();
-        for (i, t) in parsed.tests.into_iter().enumerate() {
+        for (i, t) in tests.into_iter().enumerate() {
             let id = format!("t{}", self.doc.tests.len() + 1);
             let name = super::llm_steps::usable_name(t.name.as_deref())
                 .unwrap_or_else(|| format!("test_candidate_{}.py", i + 1));
@@ -290,7 +365,7 @@ impl Engine {
                     hash: crate::hash::sha256_hex(&t.source),
                     source: t.source,
                     origin: Origin::Generated {
-                        prompting: "single".into(),
+                        prompting: prompting.clone(),
                     },
                 },
             );

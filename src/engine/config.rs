@@ -40,6 +40,17 @@ pub enum CrossoverStrategy {
     Llm,
 }
 
+/// How the model writes the initial population (paper III-B, IV-D).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prompting {
+    /// All n tests in one call (cheap; the paper's best result with a strong model).
+    #[default]
+    Single,
+    /// One test per call, each from a morphed issue and a masked context.
+    Heterogeneous,
+}
+
 macro_rules! cli_enum {
     ($ty:ty, $what:literal, [$($name:literal => $val:expr),+ $(,)?]) => {
         impl FromStr for $ty {
@@ -73,6 +84,10 @@ cli_enum!(SelectionStrategy, "selection strategy", [
 cli_enum!(FitnessRule, "fitness rule", [
     "brt" => FitnessRule::Brt,
     "paper" => FitnessRule::Paper,
+]);
+cli_enum!(Prompting, "prompting", [
+    "single" => Prompting::Single,
+    "heterogeneous" => Prompting::Heterogeneous,
 ]);
 cli_enum!(CrossoverStrategy, "crossover strategy", [
     "none" => CrossoverStrategy::None,
@@ -113,6 +128,8 @@ pub struct RunConfig {
     /// `--base-url` for that provider (`None`: its environment variable or default).
     #[serde(default)]
     pub llm_base_url: Option<String>,
+    #[serde(default)]
+    pub prompting: Prompting,
 }
 
 fn yes() -> bool {

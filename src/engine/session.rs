@@ -61,6 +61,9 @@ pub struct BaseBrt {
     pub imports: Vec<String>,
     /// Where it placed the test file.
     pub test_location: Option<String>,
+    /// Heterogeneous prompting: the issue rewritten per morph style.
+    #[serde(default)]
+    pub morphs: BTreeMap<String, String>,
 }
 
 /// One candidate test module (an individual of the test population).
@@ -421,6 +424,7 @@ mod tests {
             llm: None,
             llm_model: None,
             llm_base_url: None,
+            prompting: Prompting::Single,
         };
         let cands = vec![
             (
