@@ -56,26 +56,13 @@ fn run_from_repo_and_issue_only() {
     .unwrap();
     let before = fingerprint(&tiny.repo);
     let out = tiny.out("out");
-    let o = bin()
-        .args([
-            "run",
-            "--tests",
-            "4",
-            "--mutants",
-            "6",
-            "--selection",
-            "otter",
-        ])
+    let o = tiny
+        .command("out")
+        .args(["--tests", "4", "--mutants", "6", "--selection", "otter"])
         .arg("--llm")
         .arg(format!("scripted:{}", script_path.display()))
-        .arg("--repo")
-        .arg(&tiny.repo)
-        .arg("--issue")
-        .arg(tiny.dir.path().join("issue.md"))
         .arg("--golden-patch")
         .arg(&patch)
-        .arg("--out")
-        .arg(&out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
@@ -119,16 +106,11 @@ fn a_reply_naming_no_real_file_stops_with_the_step_and_resumes() {
     )
     .unwrap();
     let out = tiny.out("out");
-    let o = bin()
-        .args(["run", "--tests", "2"])
+    let o = tiny
+        .command("out")
+        .args(["--tests", "2"])
         .arg("--llm")
         .arg(format!("scripted:{}", script_path.display()))
-        .arg("--repo")
-        .arg(&tiny.repo)
-        .arg("--issue")
-        .arg(tiny.dir.path().join("issue.md"))
-        .arg("--out")
-        .arg(&out)
         .output()
         .unwrap();
     assert!(!o.status.success());
@@ -167,16 +149,9 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
     let script_path = tiny.out("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let out = tiny.out("out");
-    let o = bin()
-        .args([
-            "run",
-            "--tests",
-            "3",
-            "--mutants",
-            "4",
-            "--selection",
-            "otter",
-        ])
+    let o = tiny
+        .command("out")
+        .args(["--tests", "3", "--mutants", "4", "--selection", "otter"])
         .args([
             "--prompting",
             "heterogeneous",
@@ -185,12 +160,6 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
         ])
         .arg("--llm")
         .arg(format!("scripted:{}", script_path.display()))
-        .arg("--repo")
-        .arg(&tiny.repo)
-        .arg("--issue")
-        .arg(tiny.dir.path().join("issue.md"))
-        .arg("--out")
-        .arg(&out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));

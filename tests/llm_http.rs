@@ -46,10 +46,10 @@ fn crossover_over_http_with_retry_and_cache() {
     ]);
     let cache = tiny.out("cache");
     let run = |out: &str| {
-        bin()
+        tiny.command(out)
             .env("ANTHROPIC_API_KEY", SECRET)
             .env("XDG_CACHE_HOME", &cache)
-            .args(["run", "--focal", "calc/ops.py::clamp", "--mutants", "4"])
+            .args(["--focal", "calc/ops.py::clamp", "--mutants", "4"])
             .args([
                 "--selection",
                 "random",
@@ -59,14 +59,8 @@ fn crossover_over_http_with_retry_and_cache() {
                 "anthropic",
             ])
             .args(["--base-url", &server.base_url])
-            .arg("--repo")
-            .arg(&tiny.repo)
-            .arg("--issue")
-            .arg(tiny.dir.path().join("issue.md"))
             .arg("--initial-tests")
             .arg(&tiny.cands)
-            .arg("--out")
-            .arg(tiny.out(out))
             .output()
             .unwrap()
     };
@@ -117,17 +111,10 @@ fn crossover_over_http_with_retry_and_cache() {
 #[test]
 fn missing_key_names_the_variable() {
     let tiny = Tiny::new(&[("test_a.py", "def test_a():\n    assert 0\n")]);
-    let o = bin()
+    let o = tiny
+        .command("out")
         .env_remove("ANTHROPIC_API_KEY")
-        .args(["run", "--focal", "calc/ops.py::clamp", "--llm", "anthropic"])
-        .arg("--repo")
-        .arg(&tiny.repo)
-        .arg("--issue")
-        .arg(tiny.dir.path().join("issue.md"))
-        .arg("--initial-tests")
-        .arg(&tiny.cands)
-        .arg("--out")
-        .arg(tiny.out("out"))
+        .args(["--focal", "calc/ops.py::clamp", "--llm", "anthropic"])
         .output()
         .unwrap();
     assert!(!o.status.success());

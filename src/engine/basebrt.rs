@@ -6,7 +6,7 @@
 
 use super::config::Prompting;
 use super::machine::{Engine, EngineError};
-use super::session::{BaseBrt, Candidate, Origin, Phase};
+use super::session::{BaseBrt, Origin, Phase};
 use crate::prompts::{
     PromptKind, parse_focal, parse_imports, parse_paths, parse_single_path, parse_tests,
 };
@@ -343,32 +343,11 @@ impl Engine {
             return Err(Self::no_use("generate", "usable test"));
         }
         let prompting = self.doc.config.prompting.to_string();
-        let mut taken: BTreeSet<String> = BTreeSet::new();
         for (i, t) in tests.into_iter().enumerate() {
-            let id = format!("t{}", self.doc.tests.len() + 1);
-            let name = super::llm_steps::usable_name(t.name.as_deref())
-                .unwrap_or_else(|| format!("test_candidate_{}.py", i + 1));
-            let rel_path = super::setup::place_test(
-                &self.doc.inputs.repo,
-                &self.doc.config.test_dir,
-                &name,
-                &taken,
-            );
-            taken.insert(rel_path.clone());
-            let file_name = rel_path.rsplit('/').next().unwrap_or(&name).to_string();
-            self.doc.tests.insert(
-                id.clone(),
-                Candidate {
-                    id: id.clone(),
-                    name: file_name,
-                    rel_path,
-                    hash: crate::hash::sha256_hex(&t.source),
-                    source: t.source,
-                    origin: Origin::Generated {
-                        prompting: prompting.clone(),
-                    },
-                },
-            );
+            let origin = Origin::Generated {
+                prompting: prompting.clone(),
+            };
+            let id = self.add_test(t, &format!("test_candidate_{}.py", i + 1), origin);
             self.doc.initial_population.push(id);
         }
         self.doc.phase = Phase::Mutate;

@@ -6,7 +6,7 @@
 use super::machine::{Engine, EngineError};
 use super::session::{Candidate, Origin, Target, TestId};
 use crate::llm::{CallRecord, LlmRequest};
-use crate::prompts::{PromptKind, parse_id_list, parse_tests};
+use crate::prompts::{ParsedTest, PromptKind, parse_id_list, parse_tests};
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -31,7 +31,7 @@ fn tail(s: &str, max: usize) -> String {
 }
 
 /// A file name a model proposed, if it is a plain `test_*.py` name.
-pub(super) fn usable_name(name: Option<&str>) -> Option<String> {
+fn usable_name(name: Option<&str>) -> Option<String> {
     let n = name?.rsplit('/').next()?.trim();
     let stem = n.strip_suffix(".py")?;
     let ok = stem.starts_with("test")
@@ -41,6 +41,36 @@ pub(super) fn usable_name(name: Option<&str>) -> Option<String> {
 }
 
 impl Engine {
+    /// A test the model wrote joins the session under a new id, placed in the test directory
+    /// under the name the model gave it (when usable and free) or `fallback`.
+    pub(super) fn add_test(&mut self, t: ParsedTest, fallback: &str, origin: Origin) -> TestId {
+        let id = format!("t{}", self.doc.tests.len() + 1);
+        let name = usable_name(t.name.as_deref()).unwrap_or_else(|| fallback.to_string());
+        let taken: BTreeSet<String> = self
+            .doc
+            .tests
+            .values()
+            .map(|c| c.rel_path.clone())
+            .collect();
+        let rel_path = super::setup::place_test(
+            &self.doc.inputs.repo,
+            &self.doc.config.test_dir,
+            &name,
+            &taken,
+        );
+        let file_name = rel_path.rsplit('/').next().unwrap_or(&name).to_string();
+        let cand = Candidate {
+            id: id.clone(),
+            name: file_name,
+            rel_path,
+            hash: crate::hash::sha256_hex(&t.source),
+            source: t.source,
+            origin,
+        };
+        self.doc.tests.insert(id.clone(), cand);
+        id
+    }
+
     /// Render `kind` with `ctx`, call the model for `step`, record the call.
     pub(super) async fn ask(
         &mut self,
@@ -162,38 +192,14 @@ impl Engine {
             ));
             return Ok(parents.to_vec());
         }
-        let mut taken: BTreeSet<String> = self
-            .doc
-            .tests
-            .values()
-            .map(|c| c.rel_path.clone())
-            .collect();
         let mut offspring = Vec::new();
         for (i, t) in parsed.tests.into_iter().enumerate() {
-            let id = format!("t{}", self.doc.tests.len() + 1);
-            let name = usable_name(t.name.as_deref())
-                .unwrap_or_else(|| format!("test_gen{}_{}.py", generation + 1, i + 1));
-            let rel_path = super::setup::place_test(
-                &self.doc.inputs.repo,
-                &self.doc.config.test_dir,
-                &name,
-                &taken,
-            );
-            taken.insert(rel_path.clone());
-            let file_name = rel_path.rsplit('/').next().unwrap_or(&name).to_string();
-            let cand = Candidate {
-                id: id.clone(),
-                name: file_name,
-                rel_path,
-                hash: crate::hash::sha256_hex(&t.source),
-                source: t.source,
-                origin: Origin::Crossover {
-                    generation,
-                    parents: parents.to_vec(),
-                },
+            let fallback = format!("test_gen{}_{}.py", generation + 1, i + 1);
+            let origin = Origin::Crossover {
+                generation,
+                parents: parents.to_vec(),
             };
-            self.doc.tests.insert(id.clone(), cand);
-            offspring.push(id);
+            offspring.push(self.add_test(t, &fallback, origin));
         }
         Ok(offspring)
     }

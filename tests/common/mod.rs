@@ -129,18 +129,25 @@ impl Tiny {
         self.dir.path().join(name)
     }
 
-    /// `evootter run` on the tiny instance into `out(name)`, focal `calc/ops.py::clamp`.
-    pub fn run(&self, name: &str, extra: &[&str]) -> Output {
-        bin()
-            .args(["run", "--focal", "calc/ops.py::clamp"])
+    /// `evootter run --repo --issue --out out(name)` on the tiny instance, to add flags to.
+    pub fn command(&self, name: &str) -> Command {
+        let mut c = bin();
+        c.arg("run")
             .arg("--repo")
             .arg(&self.repo)
             .arg("--issue")
             .arg(self.dir.path().join("issue.md"))
-            .arg("--initial-tests")
-            .arg(&self.cands)
             .arg("--out")
-            .arg(self.out(name))
+            .arg(self.out(name));
+        c
+    }
+
+    /// `evootter run` on the tiny instance into `out(name)`, focal `calc/ops.py::clamp`, the
+    /// candidates as the initial population.
+    pub fn run(&self, name: &str, extra: &[&str]) -> Output {
+        self.command(name)
+            .args(["--focal", "calc/ops.py::clamp", "--initial-tests"])
+            .arg(&self.cands)
             .args(extra)
             .output()
             .unwrap()
