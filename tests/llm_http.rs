@@ -45,10 +45,20 @@ fn crossover_over_http_with_retry_and_cache() {
         ("test_d.py", "def test_nothing():\n    assert 1\n"),
     ]);
     let cache = tiny.out("cache");
+    // The user's price table overrides the built-in one.
+    let config = tiny.out("config");
+    std::fs::create_dir_all(config.join("evootter")).unwrap();
+    std::fs::write(
+        config.join("evootter/prices.toml"),
+        "[models.\"claude-sonnet-4-5\"]\ninput = 1.0\noutput = 2.0\n",
+    )
+    .unwrap();
     let run = |out: &str| {
         tiny.command(out)
             .env("ANTHROPIC_API_KEY", SECRET)
             .env("XDG_CACHE_HOME", &cache)
+            .env("XDG_CONFIG_HOME", &config)
+            .args(["--reasoning", "low"])
             .args(["--focal", "calc/ops.py::clamp", "--mutants", "4"])
             .args([
                 "--selection",
@@ -82,6 +92,7 @@ fn crossover_over_http_with_retry_and_cache() {
             .contains("<issue>")
     );
     assert!(body.get("temperature").is_none());
+    assert_eq!(body["thinking"]["budget_tokens"], 2048, "--reasoning low");
 
     let session = std::fs::read_to_string(tiny.out("first").join("session.json")).unwrap();
     let report_text = std::fs::read_to_string(tiny.out("first").join("report.json")).unwrap();
@@ -93,7 +104,11 @@ fn crossover_over_http_with_retry_and_cache() {
     let r: serde_json::Value = serde_json::from_str(&report_text).unwrap();
     assert_eq!(r["llm_calls"]["by_step"]["crossover"], 1);
     assert_eq!(r["tokens"]["input"], 1200);
-    assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    // 1,200 input tokens at $1/M plus 300 output tokens at $2/M, from the user's table.
+    assert!(
+        (r["cost_usd"].as_f64().unwrap() - 0.0018).abs() < 1e-9,
+        "{r:#}"
+    );
     assert_eq!(
         r["generations"][1]["tests"],
         serde_json::json!(["t5", "t6"])

@@ -5,9 +5,33 @@ use evootter::llm::Model;
 use evootter::llm::anthropic::{Anthropic, AnthropicConfig};
 use evootter::llm::cache::{CachedModel, ResponseCache};
 use evootter::llm::openai::{OpenAi, OpenAiConfig};
+use evootter::llm::price::PriceTable;
 use evootter::llm::scripted::ScriptedModel;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// `--reasoning` as an Anthropic thinking budget in tokens.
+fn thinking_budget(r: &str) -> anyhow::Result<u32> {
+    Ok(match r {
+        "low" => 2048,
+        "medium" => 8192,
+        "high" => 24_000,
+        n => n.parse().map_err(|_| {
+            anyhow::anyhow!("--reasoning `{n}`: use low, medium, high or a number of tokens")
+        })?,
+    })
+}
+
+/// The user's price table (`prices.toml` in the config directory) over the built-in one.
+pub fn prices() -> anyhow::Result<PriceTable> {
+    let file = directories::ProjectDirs::from("", "", "evootter")
+        .map(|d| d.config_dir().join("prices.toml"))
+        .filter(|p| p.is_file());
+    Ok(match file {
+        Some(p) => PriceTable::with_overrides(&p)?,
+        None => PriceTable::builtin(),
+    })
+}
 
 /// The session's model, or `None` when it runs without one. Real providers answer through
 /// the response cache, so a resumed or repeated run never pays for the same call twice; a
@@ -27,11 +51,17 @@ pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
         "anthropic" => cached(Box::new(Anthropic::new(AnthropicConfig {
             model: cfg.llm_model.clone(),
             base_url: cfg.llm_base_url.clone(),
+            thinking_budget: cfg
+                .llm_reasoning
+                .as_deref()
+                .map(thinking_budget)
+                .transpose()?,
             ..Default::default()
         })?)),
         "openai" => cached(Box::new(OpenAi::new(OpenAiConfig {
             model: cfg.llm_model.clone(),
             base_url: cfg.llm_base_url.clone(),
+            reasoning_effort: cfg.llm_reasoning.clone(),
             ..Default::default()
         })?)),
         other => match other.strip_prefix("scripted:") {

@@ -93,6 +93,11 @@ pub struct RunArgs {
     /// provider's); any OpenAI-compatible server works with --llm openai.
     #[arg(long)]
     base_url: Option<String>,
+    /// Reasoning effort for models that take one: low | medium | high (OpenAI
+    /// `reasoning_effort`; for Anthropic a thinking budget of 2k/8k/24k tokens), or a number
+    /// of thinking tokens.
+    #[arg(long)]
+    reasoning: Option<String>,
     /// How the model writes the initial population when no --initial-tests are given:
     /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
     /// masked context).
@@ -144,6 +149,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         let prompts =
             evootter::prompts::Prompts::load(evootter::prompts::default_override_dir().as_deref())?;
         engine = engine.with_model(model, std::sync::Arc::new(prompts));
+        engine.set_prices(super::model::prices()?);
     }
     engine.save()?;
 
@@ -331,6 +337,7 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         llm_model: a.model.clone(),
         llm_base_url: a.base_url.clone(),
         prompting: a.prompting,
+        llm_reasoning: a.reasoning.clone(),
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;

@@ -130,6 +130,9 @@ pub struct RunConfig {
     pub llm_base_url: Option<String>,
     #[serde(default)]
     pub prompting: Prompting,
+    /// `--reasoning`: low | medium | high, or a thinking budget in tokens (Anthropic).
+    #[serde(default)]
+    pub llm_reasoning: Option<String>,
 }
 
 fn yes() -> bool {

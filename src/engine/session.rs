@@ -425,6 +425,7 @@ mod tests {
             llm_model: None,
             llm_base_url: None,
             prompting: Prompting::Single,
+            llm_reasoning: None,
         };
         let cands = vec![
             (
