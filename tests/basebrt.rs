@@ -48,12 +48,7 @@ fn run_from_repo_and_issue_only() {
     ]);
     let script_path = tiny.out("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let patch = tiny.out("fix.patch");
-    std::fs::write(
-        &patch,
-        "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -4,5 +4,5 @@\n     if x < lo:\n         return lo\n     if x > hi:\n-        return hi - 1\n+        return hi\n     return x\n",
-    )
-    .unwrap();
+    let patch = tiny.golden_patch();
     let before = fingerprint(&tiny.repo);
     let out = tiny.out("out");
     let o = tiny

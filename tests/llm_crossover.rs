@@ -39,12 +39,7 @@ fn scripted_crossover_and_llm_tie_break() {
     ]);
     let script_path = tiny.out("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let patch = tiny.out("fix.patch");
-    std::fs::write(
-        &patch,
-        "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -4,5 +4,5 @@\n     if x < lo:\n         return lo\n     if x > hi:\n-        return hi - 1\n+        return hi\n     return x\n",
-    )
-    .unwrap();
+    let patch = tiny.golden_patch();
     let o = tiny.run(
         "out",
         &[

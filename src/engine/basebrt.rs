@@ -20,33 +20,13 @@ const MAX_FILES: usize = 50;
 /// Bodies shown in prompts are cut to this many characters each.
 const MAX_BODY_CHARS: usize = 4000;
 
-/// Every Python file of the repository, relative, sorted (what a working copy would hold).
+/// Every Python file of the repository a working copy holds, outside hidden directories.
 pub fn python_files(repo: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![repo.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !crate::exec::local::is_copied(&name) || name.starts_with('.') {
-                continue;
-            }
-            let path = e.path();
-            match e.file_type() {
-                Ok(t) if t.is_dir() => stack.push(path),
-                Ok(t) if t.is_file() && name.ends_with(".py") => {
-                    if let Ok(rel) = path.strip_prefix(repo) {
-                        out.push(rel.to_string_lossy().replace('\\', "/"));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out.sort();
-    out
+    super::setup::repo_files(repo)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.ends_with(".py") && !p.split('/').any(|c| c.starts_with('.')))
+        .collect()
 }
 
 fn is_test_file(path: &str) -> bool {

@@ -113,6 +113,17 @@ pub fn default_test_dir(repo: &Path) -> String {
 /// gets): paths, sizes and contents. A resumed session or reused executions are only valid
 /// while it is unchanged.
 pub fn repo_fingerprint(repo: &Path) -> std::io::Result<String> {
+    let mut acc = String::new();
+    for rel in repo_files(repo)? {
+        let bytes = std::fs::read(repo.join(&rel))?;
+        acc.push_str(&format!("{rel}\0{}\n", crate::hash::sha256_hex(bytes)));
+    }
+    Ok(crate::hash::sha256_hex(acc))
+}
+
+/// Every file a working copy gets (`exec::local::is_copied`), relative to `repo` with `/`
+/// separators, sorted.
+pub fn repo_files(repo: &Path) -> std::io::Result<Vec<String>> {
     let mut files = Vec::new();
     let mut stack = vec![repo.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -125,25 +136,16 @@ pub fn repo_fingerprint(repo: &Path) -> std::io::Result<String> {
             let kind = e.file_type()?;
             if kind.is_dir() {
                 stack.push(e.path());
-            } else if kind.is_file() {
-                files.push(e.path());
+            } else if kind.is_file()
+                && let Ok(rel) = e.path().strip_prefix(repo)
+            {
+                files.push(rel.to_string_lossy().replace('\\', "/"));
             }
         }
     }
     files.sort();
-    let mut acc = String::new();
-    for f in files {
-        let rel = f
-            .strip_prefix(repo)
-            .unwrap_or(&f)
-            .to_string_lossy()
-            .into_owned();
-        let bytes = std::fs::read(&f)?;
-        acc.push_str(&format!("{rel}\0{}\n", crate::hash::sha256_hex(bytes)));
-    }
-    Ok(crate::hash::sha256_hex(acc))
+    Ok(files)
 }
-
 /// Take over the executions of an earlier session (`--reuse-executions`): same repository
 /// content, same interpreter and layout, so a (test content, mutant id) pair means the same
 /// run. Comparing strategies on one instance then costs the executions only once. Returns how

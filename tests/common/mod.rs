@@ -125,6 +125,17 @@ impl Tiny {
         Self { dir, repo, cands }
     }
 
+    /// The fix of `tiny_repo`'s bug (`return hi - 1` -> `return hi`), written to a file.
+    pub fn golden_patch(&self) -> PathBuf {
+        let p = self.out("fix.patch");
+        std::fs::write(
+            &p,
+            "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -4,5 +4,5 @@\n     if x < lo:\n         return lo\n     if x > hi:\n-        return hi - 1\n+        return hi\n     return x\n",
+        )
+        .unwrap();
+        p
+    }
+
     pub fn out(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
