@@ -41,7 +41,7 @@ def main() -> int:
             prev = None
             for cname, flags in CONFIGS:
                 out = pathlib.Path(a.out) / name / f"s{seed}" / cname
-                cmd = [a.bin, "run", "--instance", str(here / name), "--seed", str(seed),
+                cmd = [a.bin, "run", "--instance", str(here / name), "--start", "candidates", "--seed", str(seed),
                        "--out", str(out), "--force", *flags]
                 if prev:
                     cmd += ["--reuse-executions", str(prev)]

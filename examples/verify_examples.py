@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import shutil
@@ -107,6 +108,35 @@ def find_qualname(tree: ast.Module, qualname: str) -> bool:
     return False
 
 
+SCRIPT_STEPS = {
+    "localize_files", "localize_functions", "localize_refine", "context_imports",
+    "context_location", "morph_issue", "generate", "select", "crossover",
+}
+
+
+def check_script(inst: Path, cfg: dict, rep: Report) -> None:
+    """The recorded model replies: known steps, and a `generate` reply that writes exactly the
+    candidate files, so the full workflow starts from the same population as candidate mode."""
+    path = inst / cfg["llm_script"]
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        rep.problem(f"llm_script {path.name}: {e}")
+        return
+    entries = data["entries"] if isinstance(data, dict) else data
+    for i, e in enumerate(entries):
+        if e.get("step") not in SCRIPT_STEPS or not isinstance(e.get("reply"), str):
+            rep.problem(f"llm_script entry {i}: unknown step or no reply: {e.get('step')!r}")
+    generate = [e["reply"] for e in entries if e.get("step") == "generate"]
+    cands = sorted((inst / cfg["initial_tests"]).glob("test_*.py"))
+    if len(generate) != 1:
+        rep.problem(f"llm_script: expected one generate reply, found {len(generate)}")
+        return
+    for c in cands:
+        if f"### {c.name}\n```python\n{c.read_text()}```" not in generate[0]:
+            rep.problem(f"llm_script: the generate reply does not hold {c.name} as in candidates/")
+
+
 def check_static(inst: Path, cfg: dict, rep: Report) -> None:
     for key, typ in INSTANCE_KEYS.items():
         if not isinstance(cfg.get(key), typ):
@@ -121,6 +151,8 @@ def check_static(inst: Path, cfg: dict, rep: Report) -> None:
     for key in ("repo", "issue", "golden_patch", "golden_test", "initial_tests"):
         if not (inst / cfg[key]).exists():
             rep.problem(f"{cfg[key]} does not exist")
+    if "llm_script" in cfg:
+        check_script(inst, cfg, rep)
     repo = inst / cfg["repo"]
     if not (repo / cfg["test_dir"]).is_dir():
         rep.problem(f"test_dir {cfg['test_dir']!r} is not a directory of the repo")

@@ -21,8 +21,36 @@ struct RawInstance {
     pythonpath: Option<Vec<String>>,
     #[serde(default)]
     focal: Vec<String>,
+    llm_script: Option<PathBuf>,
+    start: Option<Start>,
     #[serde(default)]
     run: RunDefaults,
+}
+
+/// Where a run of the instance begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// The paper's full workflow: the model localizes the focal functions and writes the
+    /// initial population (BaseBRT, paper III-B).
+    Basebrt,
+    /// The instance's own candidate tests and focal functions; the model, if any, only
+    /// selects and crosses over.
+    Candidates,
+}
+
+impl std::str::FromStr for Start {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "basebrt" => Ok(Start::Basebrt),
+            "candidates" => Ok(Start::Candidates),
+            _ => Err(format!(
+                "unknown start `{s}`; expected basebrt (the model writes the tests) or \
+                 candidates (the instance's own tests)"
+            )),
+        }
+    }
 }
 
 /// `[run]` table: defaults for `evootter run --instance`; command-line flags win.
@@ -48,6 +76,12 @@ pub struct Instance {
     pub test_dir: Option<String>,
     pub pythonpath: Option<Vec<String>>,
     pub focal: Vec<FocalFunction>,
+    /// Recorded model replies for the whole workflow: the instance's model when the user
+    /// names none (always labelled as scripted).
+    pub llm_script: Option<PathBuf>,
+    /// `start` as written, or `candidates` when the instance has candidate tests, else
+    /// `basebrt`.
+    pub start: Start,
     pub run: RunDefaults,
 }
 
@@ -98,6 +132,11 @@ impl Instance {
                     .map_err(|e| invalid(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let start = raw.start.unwrap_or(if raw.initial_tests.is_some() {
+            Start::Candidates
+        } else {
+            Start::Basebrt
+        });
         let at = |p: PathBuf| dir.join(p);
         let inst = Instance {
             name: raw.name,
@@ -110,6 +149,8 @@ impl Instance {
             test_dir: raw.test_dir,
             pythonpath: raw.pythonpath,
             focal,
+            llm_script: raw.llm_script.map(at),
+            start,
             run: raw.run,
             dir: dir.clone(),
         };
@@ -117,12 +158,19 @@ impl Instance {
             .into_iter()
             .chain([("golden_patch", inst.golden_patch.as_ref())])
             .chain([("initial_tests", inst.initial_tests.as_ref())])
+            .chain([("llm_script", inst.llm_script.as_ref())])
         {
             if let Some(p) = p
                 && !p.exists()
             {
                 return Err(invalid(format!("{what} = {} does not exist", p.display())));
             }
+        }
+        if inst.start == Start::Candidates && inst.initial_tests.is_none() {
+            return Err(invalid(
+                "start = \"candidates\" needs initial_tests = \"DIR\" (the candidate tests)"
+                    .to_string(),
+            ));
         }
         Ok(inst)
     }
@@ -162,5 +210,50 @@ mod tests {
             err.contains("golden_patch") && err.contains("does not exist"),
             "{err}"
         );
+
+        let head = "name = \"x\"\nrepo = \"repo\"\nissue = \"issue.md\"\n";
+        std::fs::write(
+            d.path().join("instance.toml"),
+            format!("{head}start = \"candidates\"\n"),
+        )
+        .unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(err.contains("needs initial_tests"), "{err}");
+
+        std::fs::write(
+            d.path().join("instance.toml"),
+            format!("{head}start = \"scratch\"\n"),
+        )
+        .unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("basebrt") && err.contains("candidates"),
+            "{err}"
+        );
+
+        std::fs::write(
+            d.path().join("instance.toml"),
+            format!("{head}llm_script = \"replies.json\"\n"),
+        )
+        .unwrap();
+        let err = Instance::load(d.path()).unwrap_err().to_string();
+        assert!(err.contains("llm_script"), "{err}");
+    }
+
+    #[test]
+    fn start_follows_the_candidates() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("repo")).unwrap();
+        std::fs::create_dir_all(d.path().join("cands")).unwrap();
+        std::fs::write(d.path().join("issue.md"), "x").unwrap();
+        let head = "name = \"x\"\nrepo = \"repo\"\nissue = \"issue.md\"\n";
+        std::fs::write(d.path().join("instance.toml"), head).unwrap();
+        assert_eq!(Instance::load(d.path()).unwrap().start, Start::Basebrt);
+        std::fs::write(
+            d.path().join("instance.toml"),
+            format!("{head}initial_tests = \"cands\"\n"),
+        )
+        .unwrap();
+        assert_eq!(Instance::load(d.path()).unwrap().start, Start::Candidates);
     }
 }

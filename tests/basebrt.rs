@@ -54,6 +54,7 @@ fn run_from_repo_and_issue_only() {
     let o = tiny
         .command("out")
         .args(["--tests", "4", "--mutants", "6", "--selection", "otter"])
+        .args(["--crossover", "none"])
         .arg("--llm")
         .arg(format!("scripted:{}", script_path.display()))
         .arg("--golden-patch")
@@ -63,14 +64,7 @@ fn run_from_repo_and_issue_only() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(before, fingerprint(&tiny.repo));
     let r = read_json(&out.join("report.json"));
-    for step in [
-        "localize_files",
-        "localize_functions",
-        "localize_refine",
-        "context_imports",
-        "context_location",
-        "generate",
-    ] {
+    for step in BASEBRT_STEPS {
         assert_eq!(
             r["llm_calls"]["by_step"][step], 1,
             "{step}: {:#}",
@@ -152,6 +146,8 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
             "heterogeneous",
             "--focal",
             "calc/ops.py::clamp",
+            "--crossover",
+            "none",
         ])
         .arg("--llm")
         .arg(format!("scripted:{}", script_path.display()))

@@ -5,6 +5,7 @@
 mod common;
 mod mock_http;
 use common::*;
+use mock_http::scripted::{Wire, serve_script};
 use mock_http::{MockServer, json};
 
 const SECRET: &str = "sk-ant-test-DO-NOT-STORE";
@@ -21,29 +22,11 @@ fn anthropic_text(text: &str) -> serde_json::Value {
 #[test]
 fn crossover_over_http_with_retry_and_cache() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let child = "from calc.ops import clamp\n\n\ndef test_upper_inclusive():\n    assert clamp(15, 0, 10) == 10\n";
-    let reply = format!(
-        "### test_off_1.py\n```python\n{child}```\n### test_off_2.py\n```python\n# variant\n{child}```\n"
-    );
     let server = rt.block_on(MockServer::start(vec![
         json(529, serde_json::json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
-        json(200, anthropic_text(&reply)),
+        json(200, two_offspring()),
     ]));
-    let tiny = Tiny::new(&[
-        (
-            "test_a.py",
-            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-        (
-            "test_b.py",
-            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
-        ),
-        (
-            "test_c.py",
-            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
-        ),
-        ("test_d.py", "def test_nothing():\n    assert 1\n"),
-    ]);
+    let tiny = four();
     let cache = tiny.out("cache");
     // The user's price table overrides the built-in one.
     let config = tiny.out("config");
@@ -123,15 +106,206 @@ fn crossover_over_http_with_retry_and_cache() {
     assert_eq!(r["cost_usd"], 0.0);
 }
 
+/// Four candidates, so the run reaches a crossover (4 -> 2) after real executions.
+fn four() -> Tiny {
+    Tiny::new(&[
+        (
+            "test_a.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
+        ),
+        (
+            "test_c.py",
+            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
+        ),
+        ("test_d.py", "def test_nothing():\n    assert 1\n"),
+    ])
+}
+
+fn two_offspring() -> serde_json::Value {
+    let child =
+        "from calc.ops import clamp\n\n\ndef test_child():\n    assert clamp(15, 0, 10) == 10\n";
+    anthropic_text(&format!(
+        "### test_child_1.py\n```python\n{child}```\n### test_child_2.py\n```python\n# variant\n{child}```\n"
+    ))
+}
+
+/// `run --resume SESSION --base-url URL` with the key set, against a server that answers the
+/// crossover. The runtime is returned because it drives the server.
+fn resume_at_a_working_endpoint(
+    session: &std::path::Path,
+    cache: &std::path::Path,
+) -> (tokio::runtime::Runtime, MockServer, std::process::Output) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(MockServer::start(vec![json(200, two_offspring())]));
+    let o = bin()
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", cache)
+        .args(["run", "--resume"])
+        .arg(session)
+        .args(["--base-url", &server.base_url])
+        .output()
+        .unwrap();
+    (rt, server, o)
+}
+
 #[test]
-fn missing_key_names_the_variable() {
-    let tiny = Tiny::new(&[("test_a.py", "def test_a():\n    assert 0\n")]);
+fn missing_key_names_the_variable_and_resume_continues() {
+    let tiny = four();
+    let cache = tiny.out("cache");
     let o = tiny
         .command("out")
         .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("XDG_CACHE_HOME", &cache)
         .args(["--focal", "calc/ops.py::clamp", "--llm", "anthropic"])
+        .args(["--selection", "random"])
+        .arg("--initial-tests")
+        .arg(&tiny.cands)
         .output()
         .unwrap();
     assert!(!o.status.success());
-    assert!(text(&o).contains("ANTHROPIC_API_KEY"), "{}", text(&o));
+    let msg = text(&o);
+    assert!(
+        msg.contains("ANTHROPIC_API_KEY") && msg.contains("--resume"),
+        "{msg}"
+    );
+    let session = tiny.out("out").join("session.json");
+    assert!(session.is_file(), "the session is saved");
+
+    // The key is set now; the run continues from the saved session, at a local endpoint.
+    let (_rt, server, o) = resume_at_a_working_endpoint(&session, &cache);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.count(), 1, "one crossover");
+    let r = read_json(&tiny.out("out").join("report.json"));
+    assert_eq!(r["llm_calls"]["by_step"]["crossover"], 1);
+}
+
+#[test]
+fn unreachable_endpoint_stops_with_the_step_and_resume_uses_a_new_url() {
+    let tiny = four();
+    let cache = tiny.out("cache");
+    // A port nobody listens on: the connection is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let o = tiny
+        .command("out")
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["--focal", "calc/ops.py::clamp", "--llm", "anthropic"])
+        .args([
+            "--base-url",
+            &dead,
+            "--llm-retries",
+            "1",
+            "--selection",
+            "random",
+        ])
+        .arg("--initial-tests")
+        .arg(&tiny.cands)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = text(&o);
+    assert!(
+        msg.contains("crossover") && msg.contains(&dead) && msg.contains("--resume"),
+        "{msg}"
+    );
+    assert!(!msg.contains(SECRET));
+    let session = tiny.out("out").join("session.json");
+    let s = read_json(&session);
+    assert_eq!(s["phase"]["step"], "crossover");
+    assert!(
+        !s["executions"].as_object().unwrap().is_empty(),
+        "generation 0 ran before the model was needed"
+    );
+
+    let (_rt, server, o) = resume_at_a_working_endpoint(&session, &cache);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.count(), 1);
+    let after = read_json(&session);
+    // Generation 0's executions were kept, not rerun.
+    for (key, e) in s["executions"].as_object().unwrap() {
+        assert_eq!(after["executions"][key]["seq"], e["seq"], "{key}");
+    }
+    let s = after;
+    assert_eq!(s["config"]["llm_base_url"], server.base_url.as_str());
+}
+
+/// A reply with nothing usable stops the run naming the step; it is not kept in the response
+/// cache, so the resumed run asks the model again (and here gets a usable answer).
+#[test]
+fn an_unusable_reply_is_asked_again_on_resume() {
+    let tiny = Tiny::new(&[]);
+    let fenced = |lang: &str, body: &str| format!("```{lang}\n{body}\n```\n");
+    let test =
+        "from calc.ops import clamp\n\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n";
+    let script = serde_json::json!([
+        {"step": "localize_files", "reply": "I could not find anything relevant."},
+        {"step": "localize_files", "reply": fenced("json", "[\"calc/ops.py\"]")},
+        {"step": "localize_functions", "reply": fenced("text", "calc/ops.py::clamp")},
+        {"step": "localize_refine", "reply": fenced("text", "calc/ops.py::clamp")},
+        {"step": "context_imports", "reply": fenced("python", "from calc.ops import clamp")},
+        {"step": "context_location", "reply": "tests/test_clamp_issue.py"},
+        {"step": "generate", "reply": format!("### test_a.py\n```python\n{test}```\n### test_b.py\n```python\n# b\n{test}```\n")},
+    ]);
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(serve_script(&script_path, Wire::Anthropic));
+    let cache = tiny.out("cache");
+    let o = tiny
+        .command("out")
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["--llm", "anthropic", "--base-url", &server.base_url])
+        .args([
+            "--tests",
+            "2",
+            "--mutants",
+            "4",
+            "--crossover",
+            "none",
+            "--selection",
+            "otter",
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = text(&o);
+    assert!(
+        msg.contains("localize_files") && msg.contains("--resume"),
+        "{msg}"
+    );
+    let session = tiny.out("out").join("session.json");
+    let o = bin()
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["run", "--resume"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        server.count(),
+        7,
+        "the unusable reply was not replayed from the cache"
+    );
+    let s = read_json(&session);
+    assert_eq!(s["inputs"]["focal"][0]["qualname"], "clamp");
+    let steps: Vec<&str> = s["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &steps[..2],
+        ["localize_files", "localize_files"],
+        "both calls recorded"
+    );
 }

@@ -457,6 +457,11 @@ async fn cache_hit_avoids_second_call() {
     let again = CachedModel::new(anthropic(&server), ResponseCache::at(dir.path()));
     assert!(again.complete(request()).await.unwrap().cached);
     assert_eq!(server.count(), 2);
+
+    // A reply the engine could not use is forgotten: the next ask reaches the model.
+    again.forget(&request()).await;
+    assert!(!again.complete(request()).await.unwrap().cached);
+    assert_eq!(server.count(), 3);
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use evootter::llm::anthropic::{Anthropic, AnthropicConfig};
 use evootter::llm::cache::{CachedModel, ResponseCache};
 use evootter::llm::openai::{OpenAi, OpenAiConfig};
 use evootter::llm::price::PriceTable;
+use evootter::llm::retry::RetryPolicy;
 use evootter::llm::scripted::ScriptedModel;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -47,6 +48,13 @@ pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
             None => Arc::from(m),
         }
     };
+    let retry = {
+        let mut r = RetryPolicy::default();
+        if let Some(n) = cfg.llm_retries {
+            r.max_attempts = n + 1;
+        }
+        r
+    };
     let model: Arc<dyn Model> = match spec {
         "anthropic" => cached(Box::new(Anthropic::new(AnthropicConfig {
             model: cfg.llm_model.clone(),
@@ -56,12 +64,13 @@ pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
                 .as_deref()
                 .map(thinking_budget)
                 .transpose()?,
-            ..Default::default()
+            retry: retry.clone(),
         })?)),
         "openai" => cached(Box::new(OpenAi::new(OpenAiConfig {
             model: cfg.llm_model.clone(),
             base_url: cfg.llm_base_url.clone(),
             reasoning_effort: cfg.llm_reasoning.clone(),
+            retry,
             ..Default::default()
         })?)),
         other => match other.strip_prefix("scripted:") {

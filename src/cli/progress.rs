@@ -131,6 +131,56 @@ impl Progress {
                 self.line(format!("== done: final test {}", final_test.unwrap_or_default()))
             }
             Event::Note { message } => self.line(format!("note: {message}")),
+            Event::LlmCalled {
+                step,
+                model,
+                input_tokens,
+                output_tokens,
+                latency_ms,
+                cost_usd,
+                cached,
+            } => {
+                let how = if cached {
+                    "from the response cache".to_string()
+                } else if model == "scripted" {
+                    "scripted reply".to_string()
+                } else {
+                    format!(
+                        "{model}, {input_tokens} in / {output_tokens} out tokens, {:.1} s{}",
+                        latency_ms as f64 / 1000.0,
+                        cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"))
+                    )
+                };
+                self.line(format!("   [model] {step}: {how}"));
+            }
+            Event::Localized { files, focal } => {
+                self.line(format!("   files: {}", files.join(", ")));
+                self.line(format!("   focal functions: {}", focal.join(", ")));
+            }
+            Event::Contextualized {
+                imports,
+                test_location,
+            } => self.line(format!(
+                "   {} imports; the test goes to {test_location}",
+                imports.len()
+            )),
+            Event::TestsWritten {
+                generation,
+                tests,
+                names,
+                parents,
+            } => {
+                let what = match generation {
+                    None => "initial population".to_string(),
+                    Some(g) => format!("generation {g} crossover of {}", parents.join(", ")),
+                };
+                let list: Vec<String> = tests
+                    .iter()
+                    .zip(&names)
+                    .map(|(t, n)| format!("{t} {n}"))
+                    .collect();
+                self.line(format!("   {what}: {}", list.join(", ")));
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use evootter::engine::{
     SessionDoc, report,
 };
 use evootter::exec::{self, Executor};
-use evootter::instance::Instance;
+use evootter::instance::{Instance, Start};
 use evootter::python::FocalFunction;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,12 +17,18 @@ use std::sync::Arc;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Resume a saved session (its directory or its session.json); other flags are ignored.
+    /// Resume a saved session (its directory or its session.json). Only --base-url,
+    /// --llm-retries and --jobs may change on resume; other flags are ignored.
     #[arg(long, value_name = "SESSION")]
     resume: Option<PathBuf>,
     /// An instance directory with instance.toml (e.g. examples/NAME); flags override it.
     #[arg(long)]
     instance: Option<PathBuf>,
+    /// With --instance: basebrt (the model localizes and writes the tests; the instance's
+    /// recorded script is the model unless --llm names one) | candidates (the instance's own
+    /// tests and focal functions). Default: the instance's `start`.
+    #[arg(long)]
+    start: Option<Start>,
     /// The repository at the buggy commit (c_old). Never modified.
     #[arg(long)]
     repo: Option<PathBuf>,
@@ -50,9 +56,10 @@ pub struct RunArgs {
     /// Do not use rescues as the first tie-break after fitness.
     #[arg(long)]
     no_rescue_tiebreak: bool,
-    /// none (the LLM crossover comes with the LLM steps)
-    #[arg(long, default_value = "none")]
-    crossover: CrossoverStrategy,
+    /// llm (one batched model call per generation; the default with --llm) | none (survivors
+    /// go on unchanged; the default without a model)
+    #[arg(long)]
+    crossover: Option<CrossoverStrategy>,
     /// Run each test once on c_old instead of twice (the second run detects flaky logs).
     #[arg(long)]
     no_flaky_check: bool,
@@ -98,6 +105,10 @@ pub struct RunArgs {
     /// of thinking tokens.
     #[arg(long)]
     reasoning: Option<String>,
+    /// Retries of a failed model call (429, 5xx, 529, timeouts, unreachable server) before
+    /// the run stops with its session saved. Default 5.
+    #[arg(long, value_name = "N")]
+    llm_retries: Option<u32>,
     /// How the model writes the initial population when no --initial-tests are given:
     /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
     /// masked context).
@@ -113,8 +124,12 @@ pub struct RunArgs {
 }
 
 pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let (doc, session_path) = match &a.resume {
-        Some(p) => resume_doc(p)?,
+    let (mut doc, session_path) = match &a.resume {
+        Some(p) => {
+            let (mut doc, path) = resume_doc(p)?;
+            override_on_resume(&mut doc, &a);
+            (doc, path)
+        }
         None => new_doc(&a)?,
     };
     let out_dir = session_path
@@ -142,7 +157,18 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(Progress::new(a.events.clone())?.consume(rx));
-    let model = super::model::build(&doc)?;
+    let model = match super::model::build(&doc) {
+        Ok(m) => m,
+        Err(e) => {
+            // Nothing ran yet, but the session is kept so the fix (a key, a URL) needs no
+            // retyping of the run's flags.
+            doc.save(&session_path)?;
+            bail!(
+                "{e:#}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
+                session_path.display()
+            );
+        }
+    };
     let mut engine = Engine::new(doc, session_path.clone(), executor, Some(tx));
     if let Some(model) = model {
         eprintln!("model: {}", model.describe());
@@ -219,6 +245,23 @@ fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
     );
 }
 
+/// The few settings that may change between a run and its resumption: where the model is
+/// reached and how hard to try (the fix for an unreachable or flaky endpoint), and how many
+/// executions run at once. Everything that shapes the results stays as the session recorded it.
+fn override_on_resume(doc: &mut SessionDoc, a: &RunArgs) {
+    let cfg = &mut doc.config;
+    if let Some(url) = &a.base_url {
+        cfg.llm_base_url = Some(url.clone());
+        doc.notes.push(format!("resumed with --base-url {url}"));
+    }
+    if let Some(n) = a.llm_retries {
+        cfg.llm_retries = Some(n);
+    }
+    if let Some(j) = a.jobs {
+        cfg.jobs = j.max(1);
+    }
+}
+
 fn resume_doc(p: &Path) -> anyhow::Result<(SessionDoc, PathBuf)> {
     let path = if p.is_dir() {
         p.join("session.json")
@@ -263,16 +306,34 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         path: issue_path.clone(),
         source,
     })?;
+    let start = a.start.or(inst.as_ref().map(|i| i.start));
+    // The instance's candidates and focal functions apply when the run starts from them; the
+    // full workflow (basebrt) has the model find both.
+    let from_instance = inst.as_ref().filter(|_| start != Some(Start::Basebrt));
+    if let (Some(Start::Candidates), Some(i)) = (start, &inst) {
+        anyhow::ensure!(
+            i.initial_tests.is_some() || a.initial_tests.is_some(),
+            "--start candidates: {} has no initial_tests; pass --initial-tests DIR or --start basebrt",
+            i.dir.display()
+        );
+    }
     let focal = if a.focal.is_empty() {
-        inst.as_ref().map(|i| i.focal.clone()).unwrap_or_default()
+        from_instance.map(|i| i.focal.clone()).unwrap_or_default()
     } else {
         a.focal.clone()
     };
     let tests_dir = a
         .initial_tests
         .clone()
-        .or_else(|| inst.as_ref().and_then(|i| i.initial_tests.clone()));
-    if tests_dir.is_none() && a.llm.is_none() {
+        .or_else(|| from_instance.and_then(|i| i.initial_tests.clone()));
+    // An instance's recorded script is its model for the full workflow, labelled as scripted.
+    let llm = a.llm.clone().or_else(|| {
+        inst.as_ref()
+            .filter(|_| start == Some(Start::Basebrt))
+            .and_then(|i| i.llm_script.as_ref())
+            .map(|f| format!("scripted:{}", f.display()))
+    });
+    if tests_dir.is_none() && llm.is_none() {
         return Err(anyhow::anyhow!(
             "missing --initial-tests DIR (candidate tests), or --llm PROVIDER to have the model write them"
         ));
@@ -318,7 +379,11 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         selection: a.selection,
         fitness: a.fitness,
         rescue_tiebreak: !a.no_rescue_tiebreak,
-        crossover: a.crossover,
+        crossover: a.crossover.unwrap_or(if llm.is_some() {
+            CrossoverStrategy::Llm
+        } else {
+            CrossoverStrategy::None
+        }),
         check_flaky: !a.no_flaky_check,
         jobs: a.jobs.unwrap_or_else(super::default_jobs).max(1),
         timeout_secs: a.timeout.or(defaults.timeout).unwrap_or(60.0),
@@ -326,18 +391,16 @@ fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
         python: pyenv.path.display().to_string(),
         pythonpath,
         test_dir,
-        llm: a
-            .llm
-            .clone()
-            .map(|spec| match spec.strip_prefix("scripted:") {
-                // Resolve the script path now: a resumed run may start elsewhere.
-                Some(f) => format!("scripted:{}", abs(PathBuf::from(f)).display()),
-                None => spec,
-            }),
+        llm: llm.map(|spec| match spec.strip_prefix("scripted:") {
+            // Resolve the script path now: a resumed run may start elsewhere.
+            Some(f) => format!("scripted:{}", abs(PathBuf::from(f)).display()),
+            None => spec,
+        }),
         llm_model: a.model.clone(),
         llm_base_url: a.base_url.clone(),
         prompting: a.prompting,
         llm_reasoning: a.reasoning.clone(),
+        llm_retries: a.llm_retries,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;

@@ -5,6 +5,7 @@
 //! Everything the model proposes is checked against the repository before it is used.
 
 use super::config::Prompting;
+use super::events::Event;
 use super::machine::{Engine, EngineError};
 use super::session::{BaseBrt, Origin, Phase};
 use crate::prompts::{
@@ -104,7 +105,12 @@ impl Engine {
             .collect()
     }
 
-    fn no_use(step: &str, what: &str) -> EngineError {
+    /// A BaseBRT step got nothing it can use from the model: there is no fallback, so the run
+    /// stops. The reply is dropped from the response cache so that `--resume` asks again.
+    async fn no_use(&mut self, step: &str, what: &str) -> EngineError {
+        if let (Some(model), Some(req)) = (self.model.clone(), self.last_request.take()) {
+            model.forget(&req).await;
+        }
         EngineError::Llm {
             step: step.into(),
             detail: format!(
@@ -131,7 +137,7 @@ impl Engine {
             .take(MAX_FILES)
             .collect();
         if files.is_empty() {
-            return Err(Self::no_use("localize_files", "Python file"));
+            return Err(self.no_use("localize_files", "Python file").await);
         }
 
         let mut defined: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -164,7 +170,7 @@ impl Engine {
         };
         let candidates = valid(parse_focal(&reply));
         if candidates.is_empty() {
-            return Err(Self::no_use("localize_functions", "function"));
+            return Err(self.no_use("localize_functions", "function").await);
         }
 
         let ctx = json!({"issue": issue, "functions": self.bodies(&candidates)});
@@ -184,6 +190,10 @@ impl Engine {
         } else {
             refined
         };
+        self.emit(Event::Localized {
+            files: files.clone(),
+            focal: focal.iter().map(|f| f.to_string()).collect(),
+        });
         let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
         brt.files = files;
         brt.functions = candidates.iter().map(|f| f.to_string()).collect();
@@ -258,6 +268,10 @@ impl Engine {
         } else {
             self.doc.config.test_dir = ".".into();
         }
+        self.emit(Event::Contextualized {
+            imports: chosen.clone(),
+            test_location: location.clone(),
+        });
         let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
         brt.imports = chosen;
         brt.test_location = Some(location);
@@ -320,7 +334,7 @@ impl Engine {
             }
         }
         if tests.is_empty() {
-            return Err(Self::no_use("generate", "usable test"));
+            return Err(self.no_use("generate", "usable test").await);
         }
         let prompting = self.doc.config.prompting.to_string();
         for (i, t) in tests.into_iter().enumerate() {
@@ -330,6 +344,8 @@ impl Engine {
             let id = self.add_test(t, &format!("test_candidate_{}.py", i + 1), origin);
             self.doc.initial_population.push(id);
         }
+        let population = self.doc.initial_population.clone();
+        self.emit_written(None, &population, &[]);
         self.doc.phase = Phase::Mutate;
         Ok(())
     }

@@ -133,6 +133,9 @@ pub struct RunConfig {
     /// `--reasoning`: low | medium | high, or a thinking budget in tokens (Anthropic).
     #[serde(default)]
     pub llm_reasoning: Option<String>,
+    /// `--llm-retries`: retries after a failed attempt (`None`: the provider default, 5).
+    #[serde(default)]
+    pub llm_retries: Option<u32>,
 }
 
 fn yes() -> bool {

@@ -54,4 +54,32 @@ pub enum Event {
     Note {
         message: String,
     },
+    /// One model call finished (a reply from the response cache counts, with `cached`).
+    LlmCalled {
+        step: String,
+        model: String,
+        input_tokens: u64,
+        output_tokens: u64,
+        latency_ms: u64,
+        cost_usd: Option<f64>,
+        cached: bool,
+    },
+    /// The localizer's result: the files it kept and the focal functions (BaseBRT).
+    Localized {
+        files: Vec<String>,
+        focal: Vec<String>,
+    },
+    /// The contextualizer's result: the chosen imports and where the test goes.
+    Contextualized {
+        imports: Vec<String>,
+        test_location: String,
+    },
+    /// Tests the model wrote joined the session: the initial population (`generation: None`)
+    /// or the offspring of a generation's crossover.
+    TestsWritten {
+        generation: Option<usize>,
+        tests: Vec<TestId>,
+        names: Vec<String>,
+        parents: Vec<TestId>,
+    },
 }

@@ -3,6 +3,7 @@
 //! per generation. Every call is recorded in the session; a reply that cannot be used is
 //! noted and the rule-based fallback decides, so a model's reply never stops a run.
 
+use super::events::Event;
 use super::machine::{Engine, EngineError};
 use super::session::{Candidate, Origin, Target, TestId};
 use crate::llm::{CallRecord, LlmRequest};
@@ -71,6 +72,24 @@ impl Engine {
         id
     }
 
+    /// Announce tests the model wrote (initial population or offspring).
+    pub(super) fn emit_written(
+        &self,
+        generation: Option<usize>,
+        tests: &[TestId],
+        parents: &[TestId],
+    ) {
+        self.emit(Event::TestsWritten {
+            generation,
+            tests: tests.to_vec(),
+            names: tests
+                .iter()
+                .map(|t| self.doc.tests[t].name.clone())
+                .collect(),
+            parents: parents.to_vec(),
+        });
+    }
+
     /// Render `kind` with `ctx`, call the model for `step`, record the call.
     pub(super) async fn ask(
         &mut self,
@@ -95,9 +114,18 @@ impl Engine {
             .complete(req.clone())
             .await
             .map_err(|e| llm_err(e.to_string()))?;
-        self.doc
-            .llm_calls
-            .push(CallRecord::new(&req, &reply, &self.prices));
+        let record = CallRecord::new(&req, &reply, &self.prices);
+        self.last_request = Some(req);
+        self.emit(Event::LlmCalled {
+            step: record.step.clone(),
+            model: record.model.clone(),
+            input_tokens: record.input_tokens,
+            output_tokens: record.output_tokens,
+            latency_ms: record.latency_ms,
+            cost_usd: record.cost_usd,
+            cached: record.cached,
+        });
+        self.doc.llm_calls.push(record);
         Ok(reply.text)
     }
 
@@ -201,6 +229,7 @@ impl Engine {
             };
             offspring.push(self.add_test(t, &fallback, origin));
         }
+        self.emit_written(Some(generation), &offspring, parents);
         Ok(offspring)
     }
 }

@@ -79,6 +79,8 @@ pub struct Engine {
     pub(super) model: Option<Arc<dyn Model>>,
     pub(super) prompts: Option<Arc<Prompts>>,
     pub(super) prices: PriceTable,
+    /// The last request sent, so a reply that proves unusable can be dropped from the cache.
+    pub(super) last_request: Option<crate::llm::LlmRequest>,
 }
 
 impl Engine {
@@ -98,6 +100,7 @@ impl Engine {
             model: None,
             prompts: None,
             prices: PriceTable::builtin(),
+            last_request: None,
         }
     }
 
@@ -120,7 +123,7 @@ impl Engine {
         self.doc.phase == Phase::Done
     }
 
-    fn emit(&self, e: Event) {
+    pub(super) fn emit(&self, e: Event) {
         if let Some(tx) = &self.events {
             let _ = tx.send(e);
         }

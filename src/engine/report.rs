@@ -51,6 +51,7 @@ pub fn report(doc: &SessionDoc) -> Value {
                 "selected_by": g.selected_by,
                 "fitness_decided": g.fitness_decided,
                 "tie_break": g.tie_break,
+                "offspring": g.offspring,
             });
             if !doc.evaluation.is_empty() {
                 v["selection_accuracy"] = json!(selection_accuracy(doc, g));

@@ -426,6 +426,7 @@ mod tests {
             llm_base_url: None,
             prompting: Prompting::Single,
             llm_reasoning: None,
+            llm_retries: None,
         };
         let cands = vec![
             (

@@ -69,6 +69,11 @@ impl ResponseCache {
         Some(reply)
     }
 
+    /// Removes an entry; a missing one is fine.
+    pub async fn remove(&self, key: &str) {
+        let _ = tokio::fs::remove_file(self.path(key)).await;
+    }
+
     /// Stores a reply atomically (temp file + rename), so a crash never leaves half an entry.
     pub async fn put(&self, key: &str, reply: &LlmReply) -> std::io::Result<()> {
         let path = self.path(key);
@@ -131,5 +136,13 @@ impl<M: Model> Model for CachedModel<M> {
 
     fn cache_identity(&self) -> Option<String> {
         self.inner.cache_identity()
+    }
+
+    fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(identity) = self.inner.cache_identity() {
+                self.cache.remove(&ResponseCache::key(&identity, req)).await;
+            }
+        })
     }
 }

@@ -121,6 +121,12 @@ pub trait Model: Send + Sync {
     fn cache_identity(&self) -> Option<String> {
         None
     }
+
+    /// Drop a stored reply to `req` that proved unusable, so asking again after `--resume`
+    /// reaches the model instead of replaying the same reply.
+    fn forget<'a>(&'a self, _req: &'a LlmRequest) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -133,6 +139,9 @@ impl<M: Model + ?Sized> Model for Box<M> {
     fn cache_identity(&self) -> Option<String> {
         (**self).cache_identity()
     }
+    fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
+        (**self).forget(req)
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -144,6 +153,9 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     }
     fn cache_identity(&self) -> Option<String> {
         (**self).cache_identity()
+    }
+    fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
+        (**self).forget(req)
     }
 }
 

@@ -6,6 +6,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The BaseBRT steps (paper III-B), one model call each under single prompting.
+pub const BASEBRT_STEPS: [&str; 6] = [
+    "localize_files",
+    "localize_functions",
+    "localize_refine",
+    "context_imports",
+    "context_location",
+    "generate",
+];
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_evootter"))
 }

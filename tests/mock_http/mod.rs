@@ -1,7 +1,10 @@
 //! A tiny HTTP/1.1 mock server on a real socket: it answers with canned responses in order
-//! (the last one repeats), can drop or stall a connection, and records every request it saw.
+//! (the last one repeats) or from a function of the request, can drop or stall a connection,
+//! and records every request it saw.
 
 #![allow(dead_code)]
+
+pub mod scripted;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -62,21 +65,29 @@ pub struct MockServer {
     seen: Arc<Mutex<Vec<Seen>>>,
 }
 
+/// Answers a request; the second argument counts the requests before it.
+pub type Responder = Arc<dyn Fn(&Seen, usize) -> Canned + Send + Sync>;
+
 impl MockServer {
     pub async fn start(script: Vec<Canned>) -> Self {
+        Self::start_with(Arc::new(move |_: &Seen, n: usize| {
+            script[n.min(script.len() - 1)].clone()
+        }))
+        .await
+    }
+
+    pub async fn start_with(respond: Responder) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let script = Arc::new(script);
-        let next = Arc::new(Mutex::new(0usize));
         let seen2 = seen.clone();
         tokio::spawn(async move {
             loop {
                 let Ok((sock, _)) = listener.accept().await else {
                     return;
                 };
-                let (seen, script, next) = (seen2.clone(), script.clone(), next.clone());
-                tokio::spawn(async move { serve(sock, seen, script, next).await });
+                let (seen, respond) = (seen2.clone(), respond.clone());
+                tokio::spawn(async move { serve(sock, seen, respond).await });
             }
         });
         Self { base_url, seen }
@@ -91,24 +102,17 @@ impl MockServer {
     }
 }
 
-fn take(script: &[Canned], next: &Mutex<usize>) -> Canned {
-    let mut n = next.lock().unwrap();
-    let c = script[(*n).min(script.len() - 1)].clone();
-    *n += 1;
-    c
-}
-
-async fn serve(
-    mut sock: TcpStream,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    script: Arc<Vec<Canned>>,
-    next: Arc<Mutex<usize>>,
-) {
+async fn serve(mut sock: TcpStream, seen: Arc<Mutex<Vec<Seen>>>, respond: Responder) {
     let Some(req) = read_request(&mut sock).await else {
         return;
     };
-    seen.lock().unwrap().push(req);
-    match take(&script, &next) {
+    let canned = {
+        let mut seen = seen.lock().unwrap();
+        let c = respond(&req, seen.len());
+        seen.push(req);
+        c
+    };
+    match canned {
         Canned::Drop => drop(sock),
         Canned::Stall(d) => {
             tokio::time::sleep(d).await;

@@ -1,0 +1,158 @@
+//! A model server for end-to-end runs: it speaks the Anthropic Messages or OpenAI Chat
+//! Completions wire format and answers each request with the next reply a script (the same
+//! file `--llm scripted:FILE` replays) recorded for that request's step. The step is
+//! recognised from the prompt text, as a real model would only see the text.
+
+#![allow(dead_code)]
+
+use super::{Canned, MockServer, Seen, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Wire {
+    Anthropic,
+    OpenAi,
+}
+
+/// A phrase of each prompt template that only that step's prompt contains.
+const MARKERS: &[(&str, &str)] = &[
+    ("Your task is to find the source files", "localize_files"),
+    (
+        "each with the qualified names of the functions",
+        "localize_functions",
+    ),
+    (
+        "Below are candidate functions with their",
+        "localize_refine",
+    ),
+    ("First, decide which imports", "context_imports"),
+    ("We are writing a new pytest file", "context_location"),
+    ("Rewrite the issue report below", "morph_issue"),
+    (
+        "different pytest test files that each reproduce",
+        "generate",
+    ),
+    ("Write a pytest test file that reproduces", "generate"),
+    ("parent tests meant to reproduce it", "crossover"),
+    ("candidate tests meant to reproduce it", "select"),
+];
+
+pub fn step_of(prompt: &str) -> Option<&'static str> {
+    MARKERS
+        .iter()
+        .find(|(m, _)| prompt.contains(m))
+        .map(|(_, s)| *s)
+}
+
+struct Entry {
+    step: String,
+    needle: Option<String>,
+    reply: String,
+}
+
+fn load(script: &Path) -> Vec<Entry> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(script).unwrap()).unwrap();
+    let list = v.get("entries").unwrap_or(&v).as_array().unwrap().clone();
+    list.iter()
+        .map(|e| Entry {
+            step: e["step"].as_str().unwrap().to_string(),
+            needle: e["match"].as_str().map(str::to_string),
+            reply: e["reply"].as_str().unwrap().to_string(),
+        })
+        .collect()
+}
+
+/// All the text of a request: system prompt and messages, in either wire format.
+fn prompt_text(body: &serde_json::Value) -> String {
+    let mut out = String::new();
+    if let Some(s) = body["system"].as_str() {
+        out.push_str(s);
+    }
+    for m in body["messages"].as_array().into_iter().flatten() {
+        match &m["content"] {
+            serde_json::Value::String(s) => out.push_str(s),
+            serde_json::Value::Array(parts) => {
+                for p in parts {
+                    out.push_str(p["text"].as_str().unwrap_or(""));
+                }
+            }
+            _ => {}
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn error(wire: Wire, message: String) -> Canned {
+    match wire {
+        Wire::Anthropic => json(
+            400,
+            serde_json::json!({"type": "error",
+                "error": {"type": "invalid_request_error", "message": message}}),
+        ),
+        Wire::OpenAi => json(
+            400,
+            serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}}),
+        ),
+    }
+}
+
+fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) -> Canned {
+    // Token counts as a real tokenizer would roughly give them, so cost accounting has work.
+    let (input, output) = (prompt_chars as u64 / 4 + 1, text.len() as u64 / 4 + 1);
+    let model = body["model"].as_str().unwrap_or("unknown");
+    match wire {
+        Wire::Anthropic => json(
+            200,
+            serde_json::json!({
+                "id": "msg_mock", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": input, "output_tokens": output}
+            }),
+        ),
+        Wire::OpenAi => json(
+            200,
+            serde_json::json!({
+                "id": "chatcmpl-mock", "object": "chat.completion", "model": model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": input, "completion_tokens": output,
+                          "total_tokens": input + output}
+            }),
+        ),
+    }
+}
+
+/// Serve `script` over `wire`. A request whose step has no reply left, or whose prompt lacks
+/// the entry's `match`, gets a 400 that says so (the run then stops naming the step).
+pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
+    let entries = load(script);
+    let used: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    MockServer::start_with(Arc::new(move |req: &Seen, _| {
+        let body = req.json();
+        let prompt = prompt_text(&body);
+        let Some(step) = step_of(&prompt) else {
+            return error(wire, "mock: no known step in this prompt".into());
+        };
+        let mut used = used.lock().unwrap();
+        let n = used.entry(step.to_string()).or_insert(0);
+        let Some(e) = entries.iter().filter(|e| e.step == step).nth(*n) else {
+            return error(wire, format!("mock: no scripted reply left for {step}"));
+        };
+        if let Some(needle) = &e.needle
+            && !prompt.contains(needle.as_str())
+        {
+            return error(
+                wire,
+                format!("mock: {step} reply #{} expects {needle:?}", *n + 1),
+            );
+        }
+        *n += 1;
+        reply(wire, &body, &e.reply, prompt.len())
+    }))
+    .await
+}

@@ -1,0 +1,188 @@
+//! The full workflow (paper Fig. 1 and 3) end to end on every bundled example, with the model
+//! behind a local HTTP server that speaks the real Anthropic or OpenAI wire format and answers
+//! with the example's recorded replies: localization, contextualization, generation of the
+//! initial population, mutants, real pytest runs, selection and batched crossover, then the
+//! evaluation against the golden patch.
+
+mod common;
+mod mock_http;
+use common::*;
+use mock_http::scripted::{Wire, serve_script};
+use std::path::Path;
+
+const KEY: &str = "sk-e2e-NEVER-STORED";
+
+fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::process::Output {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(serve_script(&ex.join("llm_script.json"), wire));
+    let (provider, var, model) = match wire {
+        Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+        Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
+    };
+    let o = bin()
+        .env(var, KEY)
+        .env("XDG_CACHE_HOME", cache)
+        .env("XDG_CONFIG_HOME", cache.join("no-config"))
+        .args(["run", "--start", "basebrt", "--instance"])
+        .arg(ex)
+        .args(["--llm", provider, "--model", model, "--base-url"])
+        .arg(&server.base_url)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let requests = server.requests();
+    let session = read_json(&out.join("session.json"));
+    assert_eq!(
+        session["llm_calls"].as_array().unwrap().len(),
+        requests.len(),
+        "{}: every request is recorded once",
+        ex.display()
+    );
+    o
+}
+
+#[test]
+fn full_workflow_over_http_on_every_example() {
+    let examples = examples();
+    assert!(examples.len() >= 4, "expected at least 4 bundled examples");
+    for (i, ex) in examples.iter().enumerate() {
+        let wire = if i % 2 == 0 {
+            Wire::Anthropic
+        } else {
+            Wire::OpenAi
+        };
+        let inst = evootter::instance::Instance::load(ex).unwrap();
+        let before = fingerprint(&inst.repo);
+        let tmp = tempfile::tempdir().unwrap();
+        let out_dir = tmp.path().join("out");
+        let o = run_over_http(ex, wire, &out_dir, &tmp.path().join("cache"));
+        let name = ex.display();
+        assert!(o.status.success(), "{name} over {wire:?}: {}", text(&o));
+        assert_eq!(before, fingerprint(&inst.repo), "run modified {name}");
+        assert!(!text(&o).contains(KEY));
+
+        let r = read_json(&out_dir.join("report.json"));
+        let s = read_json(&out_dir.join("session.json"));
+        for key in [
+            "final_test",
+            "generations",
+            "mutants_total",
+            "mutant_kinds",
+            "executions_total",
+            "rescues",
+            "timeouts",
+            "wall_seconds",
+            "execution_seconds_sum",
+            "jobs",
+            "f2p",
+            "llm_calls",
+            "tokens",
+            "cost_usd",
+        ] {
+            assert!(r.get(key).is_some(), "{name}: report lacks {key}");
+        }
+        assert_eq!(r["f2p"]["f2p"], true, "{name}: {r:#}");
+        assert!(r["notes"].as_array().unwrap().is_empty(), "{name}: {r:#}");
+
+        // BaseBRT: one call per step; the localized functions became the focal functions.
+        let by_step = &r["llm_calls"]["by_step"];
+        for step in BASEBRT_STEPS {
+            assert_eq!(by_step[step], 1, "{name} {step}: {by_step:#}");
+        }
+        let focal: Vec<String> = s["inputs"]["focal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}::{}",
+                    f["file"].as_str().unwrap(),
+                    f["qualname"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let expected: Vec<String> = inst.focal.iter().map(|f| f.to_string()).collect();
+        assert_eq!(focal, expected, "{name}");
+        assert_eq!(s["tests"]["t1"]["origin"]["kind"], "generated");
+
+        // The evolution's budget (paper III-D): with n = 8, two crossovers and at most five
+        // calls for selection and crossover together.
+        assert_eq!(by_step["crossover"], 2, "{name}");
+        let select = by_step["select"].as_u64().unwrap_or(0);
+        assert!(select <= 3, "{name}");
+        // Real token counts from the wire, priced from the built-in table.
+        assert!(r["tokens"]["input"].as_u64().unwrap() > 1000, "{name}");
+        assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{name}");
+
+        let gens = r["generations"].as_array().unwrap();
+        let sizes: Vec<usize> = gens
+            .iter()
+            .map(|g| g["tests"].as_array().unwrap().len())
+            .collect();
+        assert_eq!(
+            sizes,
+            vec![8, 4, 2],
+            "{name}: 8 tests halve in 3 generations"
+        );
+        // The offspring of generation g are the population of generation g + 1.
+        for w in gens.windows(2) {
+            assert_eq!(w[0]["offspring"], w[1]["tests"], "{name}");
+        }
+        for g in gens {
+            assert!(g["selected_by"].is_string());
+            assert!(g["fitness_decided"].is_boolean());
+            let scores = g["scores"].as_object().unwrap();
+            assert_eq!(scores.len(), g["tests"].as_array().unwrap().len());
+        }
+        // Nested mutant samples double: each generation's sample contains the previous one.
+        let samples: Vec<Vec<String>> = gens
+            .iter()
+            .map(|g| {
+                g["mutants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect();
+        for w in samples.windows(2) {
+            assert!(w[0].iter().all(|m| w[1].contains(m)));
+            assert!(w[1].len() >= w[0].len());
+        }
+
+        // final.patch adds exactly the final test and applies to a clean copy.
+        let final_test = std::path::PathBuf::from(r["final_test"].as_str().unwrap());
+        assert!(final_test.is_file(), "final test file written");
+        let copy = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(format!("{}/.", inst.repo.display()))
+            .arg(copy.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let apply = std::process::Command::new("git")
+            .args(["apply", "--check", "-v"])
+            .arg(out_dir.join("final.patch"))
+            .current_dir(copy.path())
+            .output()
+            .unwrap();
+        assert!(apply.status.success(), "final.patch: {}", text(&apply));
+
+        // No execution ran twice: one record per (test content, target).
+        let execs = s["executions"].as_object().unwrap();
+        let seqs: std::collections::BTreeSet<u64> =
+            execs.values().map(|e| e["seq"].as_u64().unwrap()).collect();
+        assert_eq!(seqs.len(), execs.len());
+        assert_eq!(
+            r["executions_total"].as_u64().unwrap() as usize,
+            execs.len()
+        );
+
+        let stored = std::fs::read_to_string(out_dir.join("session.json")).unwrap()
+            + &std::fs::read_to_string(out_dir.join("report.json")).unwrap();
+        assert!(!stored.contains(KEY), "{name}: the key is never stored");
+    }
+}
