@@ -153,4 +153,39 @@ fn readme_demo_runs_the_full_workflow_offline() {
         report.contains("\"model\": \"scripted\""),
         "recorded as scripted"
     );
+
+    // What was sent and received can be read back from the session.
+    let show = |args: &[&str]| {
+        let o = bin()
+            .arg("show")
+            .arg(out_dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let calls = show(&["--calls"]);
+    assert_eq!(
+        calls.lines().filter(|l| l.contains("scripted")).count(),
+        9,
+        "{calls}"
+    );
+    let crossover = calls
+        .lines()
+        .find(|l| l.contains("crossover"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let call = show(&["--call", &crossover]);
+    assert!(
+        call.contains("===== system =====") && call.contains("<issue>"),
+        "{call}"
+    );
+    let s = read_json(&out_dir.path().join("session.json"));
+    let recorded = s["llm_calls"][crossover.parse::<usize>().unwrap() - 1]["reply"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(call.contains(recorded.trim()), "the reply is printed whole");
 }

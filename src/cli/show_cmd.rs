@@ -1,6 +1,7 @@
 //! `evootter show`: read a saved session and print what happened, with no Python needed: the
 //! generations, the kill matrix of a generation, and for one (test, mutant) pair the mutant's
 //! diff and how the test's log changed. For people asking "why was this mutant not killed?".
+//! Also the model's calls: a list, and for one call the exact prompt sent and the reply.
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -22,6 +23,12 @@ pub struct ShowArgs {
     /// A mutant id (or a unique prefix of one).
     #[arg(long)]
     mutant: Option<String>,
+    /// List the model's calls: step, model, tokens, latency, cost.
+    #[arg(long)]
+    calls: bool,
+    /// Print call N of --calls in full: the system prompt, the messages and the reply.
+    #[arg(long, value_name = "N")]
+    call: Option<usize>,
 }
 
 pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
@@ -31,6 +38,14 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
         a.session.clone()
     };
     let doc = SessionDoc::load(&path)?;
+    if let Some(n) = a.call {
+        show_call(&doc, n)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.calls {
+        show_calls(&doc);
+        return Ok(ExitCode::SUCCESS);
+    }
     match (&a.test, &a.mutant) {
         (Some(t), Some(m)) => show_pair(&doc, t, m)?,
         (None, None) => show_matrices(&doc, a.generation)?,
@@ -118,6 +133,59 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
     if let Some(t) = &doc.final_test {
         println!("\nfinal test: {t} ({})", doc.tests[t].name);
     }
+    if let Some(llm) = &doc.config.llm {
+        let cost: f64 = doc.llm_calls.iter().filter_map(|c| c.cost_usd).sum();
+        println!(
+            "model: {llm}, {} calls, ${cost:.4} (`--calls` lists them)",
+            doc.llm_calls.len()
+        );
+    }
+    Ok(())
+}
+
+fn show_calls(doc: &SessionDoc) {
+    if doc.llm_calls.is_empty() {
+        println!("this session made no model calls");
+        return;
+    }
+    println!(
+        "{:>3}  {:<20} {:<22} {:>9} {:>9} {:>8} {:>9}",
+        "#", "step", "model", "tokens in", "out", "seconds", "cost"
+    );
+    for (i, c) in doc.llm_calls.iter().enumerate() {
+        println!(
+            "{:>3}  {:<20} {:<22} {:>9} {:>9} {:>8.1} {:>9}",
+            i + 1,
+            c.step,
+            c.model,
+            c.input_tokens,
+            c.output_tokens,
+            c.latency_ms as f64 / 1000.0,
+            match (c.cached, c.cost_usd) {
+                (true, _) => "cached".to_string(),
+                (false, Some(usd)) => format!("${usd:.4}"),
+                (false, None) => "unpriced".to_string(),
+            }
+        );
+    }
+    println!("`--call N` prints one call's prompt and reply");
+}
+
+fn show_call(doc: &SessionDoc, n: usize) -> anyhow::Result<()> {
+    let Some(c) = n.checked_sub(1).and_then(|i| doc.llm_calls.get(i)) else {
+        bail!(
+            "no call #{n}: this session has {} (numbered from 1, as `--calls` lists them)",
+            doc.llm_calls.len()
+        );
+    };
+    println!("call #{n}: {} ({})", c.step, c.model);
+    if let Some(system) = &c.request.system {
+        println!("\n===== system =====\n{system}");
+    }
+    for m in &c.request.messages {
+        println!("\n===== {:?} =====\n{}", m.role, m.content);
+    }
+    println!("\n===== reply =====\n{}", c.reply);
     Ok(())
 }
 
