@@ -4,6 +4,7 @@
 //! user's repository is only ever read.
 
 use crate::exec::junit::{read_junit, reconcile_exit_code, refine_with_log};
+use crate::exec::leftovers::TreeSnapshot;
 use crate::exec::normalize::normalize_log;
 use crate::exec::types::{
     BoxFuture, ExecError, ExecRequest, ExecResult, Executor, FileOverride, Outcome, TestCounts,
@@ -60,12 +61,16 @@ pub struct LocalConfig {
 
 struct Worker {
     copy: PathBuf,
+    /// The copy's directory tree as made, to undo what a test writes or deletes.
+    tree: Mutex<TreeSnapshot>,
     scratch: PathBuf,
     basetemp: PathBuf,
     junit: PathBuf,
 }
 
 pub struct LocalExecutor {
+    /// The user's repository: the source the copies are made from and restored from.
+    repo: PathBuf,
     id: u64,
     workers: Vec<Worker>,
     free: Mutex<Vec<usize>>,
@@ -147,6 +152,7 @@ impl LocalExecutor {
             copy_tree(&repo, &copy)?;
             std::fs::create_dir_all(&scratch).map_err(|source| working_copy(&scratch, source))?;
             workers.push(Worker {
+                tree: Mutex::new(TreeSnapshot::take(&copy)),
                 basetemp: scratch.join("basetemp"),
                 junit: scratch.join("junit.xml"),
                 copy,
@@ -154,6 +160,7 @@ impl LocalExecutor {
             });
         }
         Ok(Self {
+            repo,
             id: NEXT_EXECUTOR_ID.fetch_add(1, Ordering::Relaxed),
             workers,
             free: Mutex::new((0..jobs).rev().collect()),
@@ -369,6 +376,7 @@ impl LocalExecutor {
             }
         };
         staging.restore()?;
+        lock(&w.tree).sweep(&w.copy, &self.repo);
         drop(lease);
         Ok(result)
     }
@@ -632,7 +640,7 @@ fn purge_bytecode(source: &Path) {
     }
 }
 
-fn remove_path(path: &Path) {
+pub(super) fn remove_path(path: &Path) {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {
             let _ = std::fs::remove_dir_all(path);
@@ -667,6 +675,21 @@ fn checked_rel_path(rel: &str) -> Result<String, ExecError> {
     }
 }
 
+/// Copy one entry (file, symlink or directory) of the repository into a copy.
+pub(super) fn copy_entry(from: &Path, to: &Path) -> Result<(), ExecError> {
+    let meta = std::fs::symlink_metadata(from).map_err(|source| working_copy(from, source))?;
+    if meta.is_symlink() {
+        let target = std::fs::read_link(from).map_err(|source| working_copy(from, source))?;
+        std::os::unix::fs::symlink(&target, to).map_err(|source| working_copy(to, source))
+    } else if meta.is_dir() {
+        copy_tree(from, to)
+    } else {
+        std::fs::copy(from, to)
+            .map(drop)
+            .map_err(|source| working_copy(to, source))
+    }
+}
+
 /// Recursive copy that skips `SKIPPED_NAMES` and bytecode, keeps symlinks as symlinks and
 /// file permissions, and ignores sockets and fifos.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
@@ -679,19 +702,12 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
         if !is_copied(&name_str) {
             continue;
         }
-        let src = entry.path();
-        let dst = to.join(&name);
         let kind = entry
             .file_type()
-            .map_err(|source| working_copy(&src, source))?;
-        if kind.is_symlink() {
-            let target = std::fs::read_link(&src).map_err(|source| working_copy(&src, source))?;
-            std::os::unix::fs::symlink(&target, &dst)
-                .map_err(|source| working_copy(&dst, source))?;
-        } else if kind.is_dir() {
-            copy_tree(&src, &dst)?;
-        } else if kind.is_file() {
-            std::fs::copy(&src, &dst).map_err(|source| working_copy(&dst, source))?;
+            .map_err(|source| working_copy(&entry.path(), source))?;
+        // Sockets and fifos are not copied.
+        if kind.is_symlink() || kind.is_dir() || kind.is_file() {
+            copy_entry(&entry.path(), &to.join(&name))?;
         }
     }
     Ok(())

@@ -425,6 +425,37 @@ async fn overrides_change_results_and_the_copy_is_restored() {
     assert!(!copy.exists(), "run root removed on drop");
 }
 
+/// A test that writes into its working directory or deletes a repository file must not
+/// change what the next run in the same copy sees.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_test_writes_or_deletes_does_not_reach_the_next_run() {
+    let _guard = EXCLUSIVE.read().await;
+    let repo = fixture_repo();
+    let exec = executor(repo.path(), 1);
+    let copy = exec.worker_copy(0).unwrap().to_owned();
+    let pristine = tree_hashes(&copy);
+    let messy = "import os, shutil\n\n\
+                 def test_messy():\n    \
+                     open('report.txt', 'w').write('x')\n    \
+                     os.makedirs('out/deep')\n    \
+                     open('tests/issue/data.json', 'w').write('{}')\n    \
+                     os.remove('calc/const.py')\n    \
+                     shutil.rmtree('src')\n";
+    let r = exec.run(request(messy, &[], 30)).await.unwrap();
+    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+    assert_eq!(tree_hashes(&copy), pristine, "the copy is as it was made");
+
+    let check = "import os\n\n\
+                 def test_clean():\n    \
+                     assert not os.path.exists('report.txt')\n    \
+                     assert not os.path.exists('out')\n    \
+                     from calc.const import VALUE\n    \
+                     from extra.helper import GREETING\n    \
+                     assert (VALUE, GREETING) == (1, 'hi')\n";
+    let r = exec.run(request(check, &[], 30)).await.unwrap();
+    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn two_workers_give_identical_normalized_logs() {
     let _guard = EXCLUSIVE.read().await;

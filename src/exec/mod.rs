@@ -5,6 +5,7 @@ pub mod types;
 pub use types::*;
 
 pub mod junit;
+pub mod leftovers;
 pub mod local;
 pub mod normalize;
 pub mod python_env;
