@@ -98,3 +98,55 @@ fn llm_strategies_without_a_model_are_refused() {
     assert!(!o.status.success());
     assert!(text(&o).contains("need a model"), "{}", text(&o));
 }
+
+/// `--selection llm`: the model makes every cut, whatever the kills say; an id it invents is
+/// dropped and the rule-based order fills the gap, with a note.
+#[test]
+fn the_model_selects_every_generation() {
+    let tiny = Tiny::new(&[
+        (
+            "test_a.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
+        ),
+        (
+            "test_c.py",
+            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
+        ),
+        ("test_d.py", "def test_nothing():\n    assert 1\n"),
+    ]);
+    // t4 kills nothing, but the model keeps it (with t3); then it names a test that does not
+    // exist, so the rule-based order decides the last cut.
+    let script = serde_json::json!([
+        {"step": "select", "match": "<test id=\"t4\">", "reply": "```json\n[\"t4\", \"t3\"]\n```"},
+        {"step": "select", "reply": "```json\n[\"t99\"]\n```"},
+    ]);
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let o = tiny.run(
+        "out",
+        &[
+            "--mutants",
+            "6",
+            "--selection",
+            "llm",
+            "--crossover",
+            "none",
+            "--llm",
+            &format!("scripted:{}", script_path.display()),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&tiny.out("out").join("report.json"));
+    let gens = r["generations"].as_array().unwrap();
+    assert_eq!(gens[0]["selected"], serde_json::json!(["t4", "t3"]));
+    assert_eq!(gens[0]["selected_by"], "llm");
+    assert_eq!(gens[1]["tests"], serde_json::json!(["t4", "t3"]));
+    assert_ne!(gens[1]["selected_by"], "llm", "{:#}", gens[1]);
+    assert_eq!(r["llm_calls"]["by_step"]["select"], 2);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("select"), "{notes}");
+}
