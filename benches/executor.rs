@@ -44,6 +44,7 @@ fn requests(repo: &Path, rounds: usize) -> Vec<ExecRequest> {
                     content: original.replacen("> self.count", ">= self.count", 1),
                 }]
             },
+            removed: vec![],
             timeout: Duration::from_secs(60),
         })
         .collect()

@@ -28,8 +28,6 @@ pub enum EvalError {
         repo: PathBuf,
         detail: String,
     },
-    #[error("golden patch {path} deletes {file}; patches that delete files are not supported yet")]
-    Deletes { path: PathBuf, file: String },
     #[error("git is needed to apply the golden patch and could not be run: {0}. Install git")]
     Git(std::io::Error),
     #[error("temporary directory: {0}")]
@@ -60,8 +58,30 @@ fn touched(patch: &str) -> Vec<(Option<String>, Option<String>)> {
     out
 }
 
-/// The content of every file the golden patch changes or adds, after applying it to `repo`.
-pub fn golden_overrides(repo: &Path, patch_path: &Path) -> Result<Vec<FileOverride>, EvalError> {
+/// What applying a patch does to the files of a repository, in the form an executor takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PatchedFiles {
+    /// The new content of every file the patch changes or adds.
+    pub changed: Vec<FileOverride>,
+    /// Files the patch deletes.
+    pub removed: Vec<String>,
+}
+
+impl PatchedFiles {
+    /// A run of `test` on the repository with these changes (none: `c_old`).
+    pub fn request(&self, test: FileOverride, timeout: Duration) -> ExecRequest {
+        ExecRequest {
+            test,
+            overrides: self.changed.clone(),
+            removed: self.removed.clone(),
+            timeout,
+        }
+    }
+}
+
+/// The files the golden patch changes, adds or deletes, after applying it to a scratch copy
+/// of the files it touches in `repo`.
+pub fn golden_files(repo: &Path, patch_path: &Path) -> Result<PatchedFiles, EvalError> {
     let patch = std::fs::read_to_string(patch_path).map_err(|source| EvalError::Read {
         path: patch_path.to_path_buf(),
         source,
@@ -71,25 +91,15 @@ pub fn golden_overrides(repo: &Path, patch_path: &Path) -> Result<Vec<FileOverri
         return Err(EvalError::Empty(patch_path.to_path_buf()));
     }
     let tmp = tempfile::tempdir()?;
-    for (before, after) in &files {
-        match (before, after) {
-            (Some(b), None) => {
-                return Err(EvalError::Deletes {
-                    path: patch_path.to_path_buf(),
-                    file: b.clone(),
-                });
-            }
-            (Some(b), _) => {
-                let src = repo.join(b);
-                let dst = tmp.path().join(b);
-                if let Some(parent) = dst.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                if src.is_file() {
-                    std::fs::copy(&src, &dst)?;
-                }
-            }
-            (None, _) => {}
+    // The files as they are before the patch; `git apply` changes, creates and deletes.
+    for b in files.iter().filter_map(|(before, _)| before.as_ref()) {
+        let src = repo.join(b);
+        let dst = tmp.path().join(b);
+        if let Some(parent) = dst.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        if src.is_file() {
+            std::fs::copy(&src, &dst)?;
         }
     }
     let abs_patch = patch_path
@@ -113,35 +123,32 @@ pub fn golden_overrides(repo: &Path, patch_path: &Path) -> Result<Vec<FileOverri
             detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
         });
     }
-    let mut overrides = Vec::new();
-    for (_, after) in files {
-        let Some(a) = after else { continue };
-        let content = std::fs::read_to_string(tmp.path().join(&a))?;
-        overrides.push(FileOverride {
-            rel_path: a,
-            content,
-        });
+    let mut out = PatchedFiles::default();
+    for (before, after) in files {
+        match (before, after) {
+            (_, Some(a)) => {
+                let content = std::fs::read_to_string(tmp.path().join(&a))?;
+                out.changed.push(FileOverride {
+                    rel_path: a,
+                    content,
+                });
+            }
+            (Some(b), None) => out.removed.push(b),
+            (None, None) => {}
+        }
     }
-    Ok(overrides)
+    Ok(out)
 }
 
 /// Run `test` on `c_old` and on `c_old` + golden patch.
 pub async fn evaluate(
     executor: &dyn Executor,
     test: FileOverride,
-    golden: Vec<FileOverride>,
+    golden: &PatchedFiles,
     timeout: Duration,
 ) -> Result<(F2p, crate::exec::ExecResult, crate::exec::ExecResult), crate::exec::ExecError> {
-    let old_req = ExecRequest {
-        test: test.clone(),
-        overrides: vec![],
-        timeout,
-    };
-    let new_req = ExecRequest {
-        test,
-        overrides: golden,
-        timeout,
-    };
+    let old_req = PatchedFiles::default().request(test.clone(), timeout);
+    let new_req = golden.request(test, timeout);
     let (old, new) = tokio::join!(executor.run(old_req), executor.run(new_req));
     let (old, new) = (old?, new?);
     Ok((F2p::from_outcomes(old.outcome, new.outcome), old, new))
@@ -152,7 +159,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn golden_overrides_apply_to_a_copy_only() {
+    fn golden_files_apply_to_a_copy_only() {
         let repo = tempfile::tempdir().unwrap();
         std::fs::create_dir(repo.path().join("pkg")).unwrap();
         std::fs::write(
@@ -161,10 +168,14 @@ mod tests {
         )
         .unwrap();
         let patch = "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x < 3\n+    return x <= 3\n\
-                     --- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+X = 1\n";
+                     --- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+X = 1\n\
+                     --- a/pkg/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-Y = 2\n";
+        std::fs::write(repo.path().join("pkg/old.py"), "Y = 2\n").unwrap();
         let pp = repo.path().join("fix.patch");
         std::fs::write(&pp, patch).unwrap();
-        let o = golden_overrides(repo.path(), &pp).unwrap();
+        let files = golden_files(repo.path(), &pp).unwrap();
+        assert_eq!(files.removed, vec!["pkg/old.py"]);
+        let o = files.changed;
         assert_eq!(o.len(), 2);
         assert_eq!(o[0].rel_path, "pkg/m.py");
         assert!(o[0].content.contains("x <= 3"));
@@ -173,9 +184,10 @@ mod tests {
         let orig = std::fs::read_to_string(repo.path().join("pkg/m.py")).unwrap();
         assert!(orig.contains("x < 3"));
         assert!(!repo.path().join("pkg/new.py").exists());
+        assert!(repo.path().join("pkg/old.py").exists());
 
         std::fs::write(&pp, patch.replace("x < 3", "x > 99")).unwrap();
-        let err = golden_overrides(repo.path(), &pp).unwrap_err().to_string();
+        let err = golden_files(repo.path(), &pp).unwrap_err().to_string();
         assert!(err.contains("does not apply"), "{err}");
     }
 }

@@ -43,7 +43,7 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
     );
     let source = std::fs::read_to_string(&a.test)
         .with_context(|| format!("cannot read test {}", a.test.display()))?;
-    let golden = evootter::eval::golden_overrides(&a.repo, &a.golden_patch)?;
+    let golden = evootter::eval::golden_files(&a.repo, &a.golden_patch)?;
     let pyenv = exec::resolve_python(a.python.as_deref())?;
     if let Some(n) = &pyenv.note {
         eprintln!("note: {n}");
@@ -75,7 +75,7 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
             rel_path,
             content: source,
         },
-        golden,
+        &golden,
         Duration::from_secs_f64(a.timeout),
     )
     .await?;

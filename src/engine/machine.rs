@@ -359,6 +359,7 @@ impl Engine {
                         request: ExecRequest {
                             test: self.test_file(t),
                             overrides: vec![],
+                            removed: vec![],
                             timeout: cap,
                         },
                     });
@@ -395,6 +396,7 @@ impl Engine {
                             rel_path: m.file.clone(),
                             content,
                         }],
+                        removed: vec![],
                         timeout,
                     },
                 });
@@ -692,7 +694,7 @@ impl Engine {
             self.doc.phase = Phase::Done;
             return Ok(());
         };
-        let overrides = crate::eval::golden_overrides(&self.doc.inputs.repo, &patch)?;
+        let golden = crate::eval::golden_files(&self.doc.inputs.repo, &patch)?;
         let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
         let tests: Vec<TestId> = self.doc.tests.keys().cloned().collect();
         let mut jobs = Vec::new();
@@ -701,19 +703,15 @@ impl Engine {
                 if self.has_run(t, &target) {
                     continue;
                 }
-                let overrides = if target == Target::Golden {
-                    overrides.clone()
+                let request = if target == Target::Golden {
+                    golden.request(self.test_file(t), cap)
                 } else {
-                    vec![]
+                    crate::eval::PatchedFiles::default().request(self.test_file(t), cap)
                 };
                 jobs.push(Job {
                     test: t.clone(),
                     target,
-                    request: ExecRequest {
-                        test: self.test_file(t),
-                        overrides,
-                        timeout: cap,
-                    },
+                    request,
                 });
             }
         }

@@ -235,6 +235,9 @@ impl LocalExecutor {
         for file in &req.overrides {
             staging.place(file)?;
         }
+        for rel in &req.removed {
+            staging.remove(rel)?;
+        }
 
         let mut pythonpath = vec![w.copy.display().to_string()];
         for dir in &self.pythonpath {
@@ -585,6 +588,24 @@ impl Staging {
         }
         purge_bytecode(&target);
         std::fs::write(&target, &file.content).map_err(|source| working_copy(&target, source))
+    }
+
+    /// Deletes a repository file for one run (a patch that deletes it); restored afterwards.
+    fn remove(&mut self, rel: &str) -> Result<(), ExecError> {
+        let rel = checked_rel_path(rel)?;
+        let target = self.root.join(&rel);
+        if target.is_symlink() || !target.is_file() {
+            // Nothing to delete here (or a symlink, never followed): the run sees it absent
+            // only if it is absent already.
+            return Ok(());
+        }
+        if !self.placed.iter().any(|(p, _)| *p == target) {
+            let original =
+                std::fs::read(&target).map_err(|source| working_copy(&target, source))?;
+            self.placed.push((target.clone(), Some(original)));
+        }
+        purge_bytecode(&target);
+        std::fs::remove_file(&target).map_err(|source| working_copy(&target, source))
     }
 
     /// Puts the copy back; idempotent, so the `Drop` fallback after an explicit call is a no-op.

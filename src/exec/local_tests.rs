@@ -62,6 +62,7 @@ fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecReques
                 content: (*c).to_owned(),
             })
             .collect(),
+        removed: vec![],
         timeout: Duration::from_secs(timeout_s),
     }
 }
@@ -454,6 +455,27 @@ async fn what_a_test_writes_or_deletes_does_not_reach_the_next_run() {
                      assert (VALUE, GREETING) == (1, 'hi')\n";
     let r = exec.run(request(check, &[], 30)).await.unwrap();
     assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+}
+
+/// A golden patch that deletes a file: the file is absent for that run only.
+#[tokio::test(flavor = "multi_thread")]
+async fn removed_files_are_absent_for_one_run() {
+    let _guard = EXCLUSIVE.read().await;
+    let repo = fixture_repo();
+    let exec = executor(repo.path(), 1);
+    let copy = exec.worker_copy(0).unwrap().to_owned();
+    let pristine = tree_hashes(&copy);
+    let test = "import os\n\ndef test_gone():\n    assert not os.path.exists('calc/const.py')\n";
+    let mut req = request(test, &[], 30);
+    req.removed = vec!["calc/const.py".into(), "calc/never_existed.py".into()];
+    let r = exec.run(req).await.unwrap();
+    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+    assert_eq!(tree_hashes(&copy), pristine);
+    let r = exec.run(request(test, &[], 30)).await.unwrap();
+    assert_eq!(r.outcome, Outcome::Failed, "back for the next run");
+    let mut req = request(test, &[], 30);
+    req.removed = vec!["../outside.py".into()];
+    assert!(exec.run(req).await.is_err(), "paths stay inside the copy");
 }
 
 #[tokio::test(flavor = "multi_thread")]

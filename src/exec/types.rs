@@ -47,6 +47,8 @@ pub struct ExecRequest {
     pub test: FileOverride,
     /// Source files replaced for this run: one mutated file for a mutant, none for `c_old`.
     pub overrides: Vec<FileOverride>,
+    /// Repository files absent for this run (a golden patch that deletes them).
+    pub removed: Vec<String>,
     pub timeout: Duration,
 }
 
