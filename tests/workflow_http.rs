@@ -61,6 +61,11 @@ fn full_workflow_over_http_on_every_example() {
         assert!(o.status.success(), "{name} over {wire:?}: {}", text(&o));
         assert_eq!(before, fingerprint(&inst.repo), "run modified {name}");
         assert!(!text(&o).contains(KEY));
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            stdout.contains("model calls: ") && stdout.contains("cost $"),
+            "{stdout}"
+        );
 
         let r = read_json(&out_dir.join("report.json"));
         let s = read_json(&out_dir.join("session.json"));
