@@ -5,20 +5,9 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-#[test]
-fn sigterm_kills_pytest_saves_and_resumes() {
-    let marker = format!("interrupt_{}", std::process::id());
-    let tiny = Tiny::new(&[
-        (
-            &format!("test_a_{marker}.py"),
-            "import time\nfrom calc.ops import clamp\n\ndef test_slow():\n    time.sleep(30)\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-        (
-            "test_b.py",
-            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-    ]);
-    let events = tiny.out("events.jsonl");
+/// A run on the tiny repo whose first candidate sleeps in pytest (its file name holds
+/// `marker`), started in the background.
+fn start_with_a_slow_test(tiny: &Tiny, marker: &str, extra: &[&str]) -> std::process::Child {
     let child = bin()
         .args([
             "run",
@@ -29,6 +18,7 @@ fn sigterm_kills_pytest_saves_and_resumes() {
             "--timeout",
             "4",
         ])
+        .args(extra)
         .arg("--repo")
         .arg(&tiny.repo)
         .arg("--issue")
@@ -37,17 +27,88 @@ fn sigterm_kills_pytest_saves_and_resumes() {
         .arg(&tiny.cands)
         .arg("--out")
         .arg(tiny.out("out"))
-        .arg("--events")
-        .arg(&events)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while processes_mentioning(&marker).is_empty() {
+    while processes_mentioning(marker).is_empty() {
         assert!(Instant::now() < deadline, "the slow test never started");
         std::thread::sleep(Duration::from_millis(50));
     }
+    child
+}
+
+fn slow_tiny(marker: &str) -> Tiny {
+    Tiny::new(&[
+        (
+            &format!("test_a_{marker}.py"),
+            "import time\nfrom calc.ops import clamp\n\ndef test_slow():\n    time.sleep(30)\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+    ])
+}
+
+/// SIGKILL leaves evootter no chance to clean up: the kernel's parent-death signal takes the
+/// running pytest with it, so no test keeps running (or writing) after its owner died.
+#[test]
+fn sigkill_takes_the_running_pytest_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    // The test body records its own pid, so the wait below is for pytest really running the
+    // test (not for a launcher such as a pyenv shim still starting it).
+    let slow = format!(
+        "import os, time\n\ndef test_slow():\n    open({:?}, 'w').write(str(os.getpid()))\n    time.sleep(30)\n",
+        pid_file.display().to_string()
+    );
+    let tiny = Tiny::new(&[
+        ("test_a_slow.py", slow.as_str()),
+        (
+            "test_b.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+    ]);
+    let mut child = start_with_a_slow_test(&tiny, "test_a_slow", &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the slow test never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A zombie is dead too: whether anyone reaps it depends on the machine's init.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive() {
+        assert!(
+            Instant::now() < deadline,
+            "pytest ({pid}) outlived evootter"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sigterm_kills_pytest_saves_and_resumes() {
+    let marker = format!("interrupt_{}", std::process::id());
+    let tiny = slow_tiny(&marker);
+    let events = tiny.out("events.jsonl");
+    let child = start_with_a_slow_test(&tiny, &marker, &["--events", events.to_str().unwrap()]);
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));

@@ -132,15 +132,9 @@ fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) 
 pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
     let entries = load(script);
     let used: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-    // A retried request (the client lost the answer) gets the same answer again instead of
-    // consuming the step's next reply.
-    let answered: Arc<Mutex<HashMap<String, Canned>>> = Arc::default();
     MockServer::start_with(Arc::new(move |req: &Seen, _| {
         let body = req.json();
         let prompt = prompt_text(&body);
-        if let Some(again) = answered.lock().unwrap().get(&prompt) {
-            return again.clone();
-        }
         let Some(step) = step_of(&prompt) else {
             return error(wire, "mock: no known step in this prompt".into());
         };
@@ -158,9 +152,7 @@ pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
             );
         }
         *n += 1;
-        let answer = reply(wire, &body, &e.reply, prompt.len());
-        answered.lock().unwrap().insert(prompt, answer.clone());
-        answer
+        reply(wire, &body, &e.reply, prompt.len())
     }))
     .await
 }
