@@ -57,7 +57,7 @@ impl Anthropic {
             .or_else(|| env(BASE_URL_VAR).filter(|b| !b.trim().is_empty()))
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         Ok(Self {
-            client: reqwest::Client::new(),
+            client: crate::llm::endpoint::client(),
             key: ApiKey::new(key.trim()),
             base_url,
             model: config.model.unwrap_or_else(|| DEFAULT_MODEL.to_string()),

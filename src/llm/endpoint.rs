@@ -1,5 +1,13 @@
 //! Base-URL handling shared by the HTTP providers: joining a user's `--base-url` with an API path
-//! without doubling `/v1`, and recognising local servers that need no key.
+//! without doubling `/v1`, recognising local servers that need no key, and the HTTP client.
+
+/// The HTTP client for a provider. reqwest is built without a TLS crypto provider (to keep
+/// aws-lc out of the build); ring is installed as the process default first. Idempotent: a
+/// provider already installed stays.
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
 
 /// `https://host` + `chat/completions` -> `https://host/v1/chat/completions`; a base that already
 /// ends in `/v1` (common for gateways and llama.cpp/vLLM docs) is not given a second one.
@@ -50,6 +58,13 @@ mod tests {
             join("https://gw/proxy", "messages"),
             "https://gw/proxy/v1/messages"
         );
+    }
+
+    #[test]
+    fn https_clients_can_be_built() {
+        // reqwest panics when no crypto provider is installed.
+        let _ = client();
+        let _ = client();
     }
 
     #[test]

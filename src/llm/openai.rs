@@ -79,7 +79,7 @@ impl OpenAi {
             TokenLimitField::Auto => "max_tokens",
         };
         Ok(Self {
-            client: reqwest::Client::new(),
+            client: crate::llm::endpoint::client(),
             key,
             base_url,
             model: config.model.unwrap_or_else(|| DEFAULT_MODEL.to_string()),
