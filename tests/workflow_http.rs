@@ -123,6 +123,12 @@ fn full_workflow_over_http_on_every_example() {
         // Real token counts from the wire, priced from the built-in table.
         assert!(r["tokens"]["input"].as_u64().unwrap() > 1000, "{name}");
         assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{name}");
+        // Per step: calls, tokens and cost add up to the run's totals.
+        let steps = r["llm_steps"].as_object().unwrap();
+        let sum = |k: &str| -> f64 { steps.values().map(|v| v[k].as_f64().unwrap()).sum() };
+        assert_eq!(sum("calls"), r["llm_calls"]["total"].as_f64().unwrap());
+        assert_eq!(sum("input_tokens"), r["tokens"]["input"].as_f64().unwrap());
+        assert!((sum("cost_usd") - r["cost_usd"].as_f64().unwrap()).abs() < 1e-5);
 
         let gens = r["generations"].as_array().unwrap();
         let sizes: Vec<usize> = gens
