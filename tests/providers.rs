@@ -507,6 +507,26 @@ async fn scripted_model_replays_and_reports_mismatch() {
     select.messages.push(Message::user("logs of c_old: ..."));
     assert_eq!(model.complete(select).await.unwrap().text, "keep 1, 3");
 
+    // Entries with different `match`es are alternatives: the one that fits the prompt
+    // answers, whatever its place; a resumed run skips the replies it already received.
+    let alternatives = json!([
+        {"step": "select", "reply": "for generation 1", "match": "<test id=\"t12\">"},
+        {"step": "select", "reply": "for generation 2", "match": "<test id=\"t14\">"},
+    ]);
+    std::fs::write(&path, alternatives.to_string()).unwrap();
+    let mut last = request();
+    last.step = "select".into();
+    last.messages.push(Message::user("<test id=\"t14\">"));
+    let model = ScriptedModel::from_file(&path).unwrap();
+    assert_eq!(
+        model.complete(last.clone()).await.unwrap().text,
+        "for generation 2"
+    );
+    let resumed = ScriptedModel::from_file(&path).unwrap();
+    resumed.mark_replayed("select", "for generation 2");
+    let err = resumed.complete(last).await.unwrap_err().to_string();
+    assert!(err.contains("none of the 1 unused replies fits"), "{err}");
+
     // The object form and a clear error for a broken file.
     std::fs::write(
         &path,

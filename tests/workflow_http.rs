@@ -31,12 +31,16 @@ fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::proces
         .arg(out)
         .output()
         .unwrap();
-    assert!(
-        o.status.success(),
-        "{} over {wire:?}: {}",
-        ex.display(),
-        text(&o)
-    );
+    if !o.status.success() {
+        // The kill matrices say why the recorded replies no longer fit the run.
+        let show = bin().arg("show").arg(out).output().unwrap();
+        panic!(
+            "{} over {wire:?}: {}\n--- evootter show\n{}",
+            ex.display(),
+            text(&o),
+            String::from_utf8_lossy(&show.stdout)
+        );
+    }
     let session = read_json(&out.join("session.json"));
     assert_eq!(
         session["llm_calls"].as_array().unwrap().len(),

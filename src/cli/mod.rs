@@ -1,10 +1,11 @@
-//! Command-line interface: `run`, `mutants`, `eval`. Each command turns flags into engine
+//! Command-line interface: `run`, `mutants`, `eval`, `show`, `prompts`. Each command turns flags into engine
 //! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
 
 mod eval_cmd;
 mod model;
 mod mutants_cmd;
 mod progress;
+mod prompts_cmd;
 mod run_cmd;
 mod show_cmd;
 
@@ -32,6 +33,8 @@ enum Command {
     Eval(eval_cmd::EvalArgs),
     /// Print a saved session: kill matrices, selections, and the log diff of a (test, mutant).
     Show(show_cmd::ShowArgs),
+    /// The prompt templates of the model's steps: which are yours, their text, a copy to edit.
+    Prompts(prompts_cmd::PromptsArgs),
 }
 
 /// Exit code for "the command worked and the answer is no" (eval: not F2P).
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
             Command::Mutants(a) => mutants_cmd::run(a),
             Command::Eval(a) => eval_cmd::run(a).await,
             Command::Show(a) => show_cmd::run(a),
+            Command::Prompts(a) => prompts_cmd::run(a),
         }
     });
     match result {

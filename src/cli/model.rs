@@ -8,7 +8,6 @@ use evootter::llm::openai::{OpenAi, OpenAiConfig};
 use evootter::llm::price::PriceTable;
 use evootter::llm::retry::RetryPolicy;
 use evootter::llm::scripted::ScriptedModel;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// `--reasoning` as an Anthropic thinking budget in tokens.
@@ -76,12 +75,8 @@ pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
         other => match other.strip_prefix("scripted:") {
             Some(file) => {
                 let script = ScriptedModel::from_file(file)?;
-                let mut used: BTreeMap<&str, usize> = BTreeMap::new();
                 for call in &doc.llm_calls {
-                    *used.entry(call.step.as_str()).or_default() += 1;
-                }
-                for (step, n) in used {
-                    script.skip_used(step, n);
+                    script.mark_replayed(&call.step, &call.reply);
                 }
                 Arc::new(script)
             }

@@ -174,6 +174,11 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("model: {}", model.describe());
         let prompts =
             evootter::prompts::Prompts::load(evootter::prompts::default_override_dir().as_deref())?;
+        for kind in evootter::prompts::PromptKind::ALL {
+            if let evootter::prompts::PromptOrigin::Overridden { path } = prompts.origin(kind) {
+                eprintln!("prompt {}: yours, from {}", kind.name(), path.display());
+            }
+        }
         engine = engine.with_model(model, std::sync::Arc::new(prompts));
         engine.set_prices(super::model::prices()?);
     }

@@ -1,11 +1,13 @@
 //! A stand-in model that replays recorded replies from a JSON script, for offline demos and
-//! tests. Each request takes the next unused entry for its step, so the engine parses these
-//! replies with exactly the code it uses for a real model. It never pretends to be one.
+//! tests. Each request takes the first unused entry for its step whose `match` (if any) occurs
+//! in the prompt, so the engine parses these replies with exactly the code it uses for a real
+//! model. It never pretends to be one. Entries with different `match`es are alternatives: a
+//! script can answer a selection that real executions may or may not call for.
 //!
 //! Script format: either a bare list or `{"entries": [...]}` of
 //! `{"step": "generate", "reply": "...", "match": "optional substring of the prompt"}`.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -32,8 +34,8 @@ enum ScriptFile {
 pub struct ScriptedModel {
     file: PathBuf,
     entries: Vec<ScriptEntry>,
-    /// How many entries of each step have been consumed.
-    used: Mutex<HashMap<String, usize>>,
+    /// Indices of the entries already replied.
+    used: Mutex<HashSet<usize>>,
 }
 
 impl ScriptedModel {
@@ -62,15 +64,20 @@ impl ScriptedModel {
         Self {
             file: file.into(),
             entries,
-            used: Mutex::new(HashMap::new()),
+            used: Mutex::new(HashSet::new()),
         }
     }
 
-    /// Mark the first `n` entries of `step` as used: a resumed session has already received
-    /// those replies and must get the next ones.
-    pub fn skip_used(&self, step: &str, n: usize) {
+    /// Mark the entry that gave `reply` for `step` as used: a resumed session has already
+    /// received it and must get the next ones.
+    pub fn mark_replayed(&self, step: &str, reply: &str) {
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        used.insert(step.to_string(), n);
+        if let Some(i) = (0..self.entries.len()).find(|i| {
+            let e = &self.entries[*i];
+            e.step == step && e.reply == reply && !used.contains(i)
+        }) {
+            used.insert(i);
+        }
     }
 
     fn next(&self, req: &LlmRequest) -> Result<LlmReply, LlmError> {
@@ -80,24 +87,37 @@ impl ScriptedModel {
             detail,
         };
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        let n = used.entry(req.step.clone()).or_insert(0);
+        let prompt = req.prompt_text();
+        let unused: Vec<usize> = (0..self.entries.len())
+            .filter(|i| self.entries[*i].step == req.step && !used.contains(i))
+            .collect();
         let total = self.entries.iter().filter(|e| e.step == req.step).count();
-        let Some(entry) = self.entries.iter().filter(|e| e.step == req.step).nth(*n) else {
+        if unused.is_empty() {
             return Err(error(format!(
                 "no scripted reply left for this step (the script has {total}, all used); \
                  the run asked for more calls than were recorded"
             )));
-        };
-        if let Some(needle) = &entry.must_contain
-            && !req.prompt_text().contains(needle.as_str())
-        {
-            return Err(error(format!(
-                "reply #{} expects the prompt to contain {needle:?}, but it does not; \
-                 the script was recorded for a different prompt",
-                *n + 1
-            )));
         }
-        *n += 1;
+        let Some(i) = unused.iter().copied().find(|i| {
+            self.entries[*i]
+                .must_contain
+                .as_deref()
+                .is_none_or(|needle| prompt.contains(needle))
+        }) else {
+            let needles: Vec<String> = unused
+                .iter()
+                .filter_map(|i| self.entries[*i].must_contain.as_deref())
+                .map(|n| format!("{n:?}"))
+                .collect();
+            return Err(error(format!(
+                "none of the {} unused replies fits this prompt (each expects the prompt to \
+                 contain one of: {}); the script was recorded for a different run",
+                unused.len(),
+                needles.join(", ")
+            )));
+        };
+        used.insert(i);
+        let entry = &self.entries[i];
         Ok(LlmReply {
             text: entry.reply.clone(),
             input_tokens: 0,

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use super::{Canned, MockServer, Seen, json};
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -131,27 +131,29 @@ fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) 
 /// the entry's `match`, gets a 400 that says so (the run then stops naming the step).
 pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
     let entries = load(script);
-    let used: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let used: Arc<Mutex<HashSet<usize>>> = Arc::default();
     MockServer::start_with(Arc::new(move |req: &Seen, _| {
         let body = req.json();
         let prompt = prompt_text(&body);
         let Some(step) = step_of(&prompt) else {
             return error(wire, "mock: no known step in this prompt".into());
         };
+        // As `--llm scripted:` does: the first unused reply of the step whose `match` fits.
         let mut used = used.lock().unwrap();
-        let n = used.entry(step.to_string()).or_insert(0);
-        let Some(e) = entries.iter().filter(|e| e.step == step).nth(*n) else {
-            return error(wire, format!("mock: no scripted reply left for {step}"));
-        };
-        if let Some(needle) = &e.needle
-            && !prompt.contains(needle.as_str())
-        {
+        let fits = (0..entries.len()).find(|i| {
+            let e = &entries[*i];
+            e.step == step
+                && !used.contains(i)
+                && e.needle.as_deref().is_none_or(|n| prompt.contains(n))
+        });
+        let Some(i) = fits else {
             return error(
                 wire,
-                format!("mock: {step} reply #{} expects {needle:?}", *n + 1),
+                format!("mock: no scripted reply fits this {step} prompt"),
             );
-        }
-        *n += 1;
+        };
+        used.insert(i);
+        let e = &entries[i];
         reply(wire, &body, &e.reply, prompt.len())
     }))
     .await
