@@ -275,6 +275,11 @@ impl LocalExecutor {
             .env_remove("PYTEST_ADDOPTS")
             .env_remove("FORCE_COLOR")
             .env_remove("PY_COLORS")
+            // pytest stops truncating assertion explanations when it believes it runs on CI
+            // (`CI` or `BUILD_NUMBER` set), which changes which mutants a log difference
+            // reveals: the kill matrix would depend on where evootter runs.
+            .env_remove("CI")
+            .env_remove("BUILD_NUMBER")
             .env("COLUMNS", "80")
             .env("PYTHONHASHSEED", "0")
             .env("NO_COLOR", "1")
