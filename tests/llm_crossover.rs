@@ -103,21 +103,7 @@ fn llm_strategies_without_a_model_are_refused() {
 /// dropped and the rule-based order fills the gap, with a note.
 #[test]
 fn the_model_selects_every_generation() {
-    let tiny = Tiny::new(&[
-        (
-            "test_a.py",
-            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-        (
-            "test_b.py",
-            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
-        ),
-        (
-            "test_c.py",
-            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
-        ),
-        ("test_d.py", "def test_nothing():\n    assert 1\n"),
-    ]);
+    let tiny = Tiny::four();
     // t4 kills nothing, but the model keeps it (with t3); then it names a test that does not
     // exist, so the rule-based order decides the last cut.
     let script = serde_json::json!([

@@ -26,7 +26,7 @@ fn crossover_over_http_with_retry_and_cache() {
         json(529, serde_json::json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
         json(200, two_offspring()),
     ]));
-    let tiny = four();
+    let tiny = Tiny::four();
     let cache = tiny.out("cache");
     // The user's price table overrides the built-in one.
     let config = tiny.out("config");
@@ -106,25 +106,6 @@ fn crossover_over_http_with_retry_and_cache() {
     assert_eq!(r["cost_usd"], 0.0);
 }
 
-/// Four candidates, so the run reaches a crossover (4 -> 2) after real executions.
-fn four() -> Tiny {
-    Tiny::new(&[
-        (
-            "test_a.py",
-            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-        (
-            "test_b.py",
-            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
-        ),
-        (
-            "test_c.py",
-            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
-        ),
-        ("test_d.py", "def test_nothing():\n    assert 1\n"),
-    ])
-}
-
 fn two_offspring() -> serde_json::Value {
     let child =
         "from calc.ops import clamp\n\n\ndef test_child():\n    assert clamp(15, 0, 10) == 10\n";
@@ -154,7 +135,7 @@ fn resume_at_a_working_endpoint(
 
 #[test]
 fn missing_key_names_the_variable_and_resume_continues() {
-    let tiny = four();
+    let tiny = Tiny::four();
     let cache = tiny.out("cache");
     let o = tiny
         .command("out")
@@ -186,7 +167,7 @@ fn missing_key_names_the_variable_and_resume_continues() {
 
 #[test]
 fn unreachable_endpoint_stops_with_the_step_and_resume_uses_a_new_url() {
-    let tiny = four();
+    let tiny = Tiny::four();
     let cache = tiny.out("cache");
     // A port nobody listens on: the connection is refused.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -19,21 +19,7 @@ fn stdout(o: &std::process::Output) -> String {
 
 #[test]
 fn export_edit_and_use_a_template() {
-    let tiny = Tiny::new(&[
-        (
-            "test_a.py",
-            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
-        ),
-        (
-            "test_b.py",
-            "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
-        ),
-        (
-            "test_c.py",
-            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
-        ),
-        ("test_d.py", "def test_nothing():\n    assert 1\n"),
-    ]);
+    let tiny = Tiny::four();
     let config = tiny.out("config");
     let o = prompts(&config, &[]);
     assert!(o.status.success(), "{}", text(&o));

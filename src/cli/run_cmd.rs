@@ -244,21 +244,14 @@ fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
         );
     }
     if !doc.llm_calls.is_empty() {
-        let calls = &doc.llm_calls;
-        let tokens_in: u64 = calls.iter().map(|c| c.input_tokens).sum();
-        let tokens_out: u64 = calls.iter().map(|c| c.output_tokens).sum();
-        let cached = calls.iter().filter(|c| c.cached).count();
-        // An unpriced model makes the total unknown, not zero.
-        let cost = calls
-            .iter()
-            .map(|c| c.cost_usd)
-            .sum::<Option<f64>>()
-            .map_or("unknown (model not in the price table)".to_string(), |c| {
-                format!("${c:.4}")
-            });
+        let t = evootter::llm::CallTotals::of(&doc.llm_calls);
         println!(
-            "model calls: {} ({cached} from the cache), tokens {tokens_in} in / {tokens_out} out, cost {cost}",
-            calls.len()
+            "model calls: {} ({} from the cache), tokens {} in / {} out, cost {}",
+            t.calls,
+            t.cached,
+            t.input_tokens,
+            t.output_tokens,
+            t.cost_label()
         );
     }
     println!(

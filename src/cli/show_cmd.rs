@@ -134,10 +134,11 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
         println!("\nfinal test: {t} ({})", doc.tests[t].name);
     }
     if let Some(llm) = &doc.config.llm {
-        let cost: f64 = doc.llm_calls.iter().filter_map(|c| c.cost_usd).sum();
+        let t = evootter::llm::CallTotals::of(&doc.llm_calls);
         println!(
-            "model: {llm}, {} calls, ${cost:.4} (`--calls` lists them)",
-            doc.llm_calls.len()
+            "model: {llm}, {} calls, cost {} (`--calls` lists them)",
+            t.calls,
+            t.cost_label()
         );
     }
     Ok(())

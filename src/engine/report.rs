@@ -3,37 +3,10 @@
 
 use super::session::*;
 use crate::exec::Outcome;
+use crate::llm::CallTotals;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One step's share of the model's work, for `report.json`'s `llm_steps`.
-#[derive(Default, serde::Serialize)]
-struct StepTotal {
-    calls: usize,
-    input_tokens: u64,
-    output_tokens: u64,
-    seconds: f64,
-    /// `None` (null) when any of the step's calls used a model missing from the price table.
-    cost_usd: Option<f64>,
-    #[serde(skip)]
-    unpriced: bool,
-}
-
-impl StepTotal {
-    fn add(&mut self, c: &crate::llm::CallRecord) {
-        self.calls += 1;
-        self.input_tokens += c.input_tokens;
-        self.output_tokens += c.output_tokens;
-        self.seconds += c.latency_ms as f64 / 1000.0;
-        self.unpriced |= c.cost_usd.is_none();
-        self.cost_usd = if self.unpriced {
-            None
-        } else {
-            Some(self.cost_usd.unwrap_or(0.0) + c.cost_usd.unwrap_or(0.0))
-        };
-    }
-}
 
 /// The report (keys fixed by the engine issue; more may be added, none removed).
 pub fn report(doc: &SessionDoc) -> Value {
@@ -146,30 +119,18 @@ pub fn report(doc: &SessionDoc) -> Value {
         "seed": doc.config.seed,
         "notes": doc.notes,
     });
-    let mut by_step: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut step_totals: BTreeMap<&str, StepTotal> = BTreeMap::new();
-    let (mut tokens_in, mut tokens_out, mut cost, mut priced) = (0u64, 0u64, 0.0f64, true);
+    let mut step_totals: BTreeMap<&str, CallTotals> = BTreeMap::new();
     for c in &doc.llm_calls {
-        *by_step.entry(c.step.as_str()).or_default() += 1;
         step_totals.entry(c.step.as_str()).or_default().add(c);
-        tokens_in += c.input_tokens;
-        tokens_out += c.output_tokens;
-        match c.cost_usd {
-            Some(x) => cost += x,
-            None => priced = false,
-        }
     }
+    let by_step: BTreeMap<&str, usize> = step_totals.iter().map(|(s, t)| (*s, t.calls)).collect();
+    let totals = CallTotals::of(&doc.llm_calls);
     r["llm_steps"] = json!(step_totals);
     r["llm"] = json!(doc.config.llm);
-    r["llm_calls"] = json!({"total": doc.llm_calls.len(), "by_step": by_step,
-        "cached": doc.llm_calls.iter().filter(|c| c.cached).count()});
-    r["tokens"] = json!({"input": tokens_in, "output": tokens_out});
+    r["llm_calls"] = json!({"total": totals.calls, "by_step": by_step, "cached": totals.cached});
+    r["tokens"] = json!({"input": totals.input_tokens, "output": totals.output_tokens});
     // `null` when a model is missing from the price table: an unknown cost is not zero.
-    r["cost_usd"] = if priced {
-        json!((cost * 1e6).round() / 1e6)
-    } else {
-        Value::Null
-    };
+    r["cost_usd"] = json!(totals.cost_usd.map(|c| (c * 1e6).round() / 1e6));
     if let Some(f) = doc.final_test.as_ref().and_then(|t| doc.evaluation.get(t)) {
         r["f2p"] = json!(f);
         let pool_f2p = doc

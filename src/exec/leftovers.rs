@@ -8,7 +8,7 @@
 //! last sweep are listed again, so a sweep costs one `stat` per directory. Changes to the
 //! content of a file that already existed are not detected (that would mean hashing the tree).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -16,7 +16,8 @@ use std::time::SystemTime;
 /// The entries of every directory of a copy, as copied from the repository.
 #[derive(Debug, Default)]
 pub struct TreeSnapshot {
-    dirs: HashMap<PathBuf, DirState>,
+    /// Ordered, so a parent is swept before its children.
+    dirs: BTreeMap<PathBuf, DirState>,
 }
 
 #[derive(Debug)]
@@ -85,17 +86,12 @@ impl TreeSnapshot {
                 .into_owned()
         };
         // Parents before children, so a restored directory is complete before it is checked.
-        let mut dirs: Vec<PathBuf> = self.dirs.keys().cloned().collect();
-        dirs.sort();
-        for dir in dirs {
-            let now = modified(&dir);
-            let Some(state) = self.dirs.get_mut(&dir) else {
-                continue;
-            };
+        for (dir, state) in &mut self.dirs {
+            let now = modified(dir);
             if now.is_some() && now == state.modified {
                 continue;
             }
-            let current = entries(&dir);
+            let current = entries(dir);
             for extra in current.difference(&state.entries) {
                 let p = dir.join(extra);
                 super::local::remove_path(&p);
@@ -108,7 +104,7 @@ impl TreeSnapshot {
                     out.restored.push(rel(&p));
                 }
             }
-            state.modified = modified(&dir);
+            state.modified = modified(dir);
         }
         out
     }

@@ -129,33 +129,71 @@ pub trait Model: Send + Sync {
     }
 }
 
-impl<M: Model + ?Sized> Model for Box<M> {
-    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
-        (**self).complete(req)
-    }
-    fn describe(&self) -> String {
-        (**self).describe()
-    }
-    fn cache_identity(&self) -> Option<String> {
-        (**self).cache_identity()
-    }
-    fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
-        (**self).forget(req)
-    }
+/// A boxed or shared model is a model: every method forwards, so none can be forgotten.
+macro_rules! forward_model {
+    ($($ptr:ident),+) => {$(
+        impl<M: Model + ?Sized> Model for $ptr<M> {
+            fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
+                (**self).complete(req)
+            }
+            fn describe(&self) -> String {
+                (**self).describe()
+            }
+            fn cache_identity(&self) -> Option<String> {
+                (**self).cache_identity()
+            }
+            fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
+                (**self).forget(req)
+            }
+        }
+    )+};
+}
+forward_model!(Box, Arc);
+
+/// Calls, tokens, time and cost added up over some call records (a run, or one step).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CallTotals {
+    pub calls: usize,
+    /// Of those, answered from the response cache.
+    pub cached: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub seconds: f64,
+    /// `None` as soon as one call used a model missing from the price table: an unknown
+    /// cost is not zero.
+    pub cost_usd: Option<f64>,
 }
 
-impl<M: Model + ?Sized> Model for Arc<M> {
-    fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
-        (**self).complete(req)
+impl CallTotals {
+    pub fn of<'a>(calls: impl IntoIterator<Item = &'a CallRecord>) -> Self {
+        let mut t = Self {
+            cost_usd: Some(0.0),
+            ..Self::default()
+        };
+        for c in calls {
+            t.add(c);
+        }
+        t
     }
-    fn describe(&self) -> String {
-        (**self).describe()
+
+    pub fn add(&mut self, c: &CallRecord) {
+        if self.calls == 0 {
+            self.cost_usd = Some(0.0);
+        }
+        self.calls += 1;
+        self.cached += usize::from(c.cached);
+        self.input_tokens += c.input_tokens;
+        self.output_tokens += c.output_tokens;
+        self.seconds += c.latency_ms as f64 / 1000.0;
+        self.cost_usd = self.cost_usd.zip(c.cost_usd).map(|(a, b)| a + b);
     }
-    fn cache_identity(&self) -> Option<String> {
-        (**self).cache_identity()
-    }
-    fn forget<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, ()> {
-        (**self).forget(req)
+
+    /// The cost for people: dollars, or why it is unknown.
+    pub fn cost_label(&self) -> String {
+        self.cost_usd.map_or_else(
+            || "unknown (a model is not in the price table)".to_string(),
+            |c| format!("${c:.4}"),
+        )
     }
 }
 
@@ -299,4 +337,43 @@ pub enum LlmError {
         file: String,
         detail: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(model: &str, cached: bool) -> CallRecord {
+        let req = LlmRequest::single("select", Some("system".into()), "user", 100);
+        let reply = LlmReply {
+            text: "x".into(),
+            input_tokens: 1_000_000,
+            output_tokens: 0,
+            model: model.into(),
+            stop_reason: None,
+            latency_ms: 1500,
+            cached,
+        };
+        CallRecord::new(&req, &reply, &price::PriceTable::builtin())
+    }
+
+    #[test]
+    fn totals_add_up_and_an_unpriced_model_makes_the_cost_unknown() {
+        assert_eq!(CallTotals::of(&[]).cost_usd, Some(0.0));
+        let priced = [
+            call("claude-sonnet-4-5", false),
+            call("claude-sonnet-4-5", true),
+        ];
+        let t = CallTotals::of(&priced);
+        assert_eq!((t.calls, t.cached, t.input_tokens), (2, 1, 2_000_000));
+        assert_eq!(t.cost_usd, Some(3.0), "the cached call is free");
+        assert_eq!(t.seconds, 3.0);
+        assert_eq!(t.cost_label(), "$3.0000");
+        let mut step = CallTotals::default();
+        step.add(&priced[0]);
+        assert_eq!(step.cost_usd, Some(3.0));
+        step.add(&call("no-such-model", false));
+        assert_eq!(step.cost_usd, None);
+        assert!(step.cost_label().starts_with("unknown"));
+    }
 }

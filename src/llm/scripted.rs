@@ -80,7 +80,8 @@ impl ScriptedModel {
         }
     }
 
-    fn next(&self, req: &LlmRequest) -> Result<LlmReply, LlmError> {
+    /// The reply to `req`, synchronously (a script needs no waiting); `complete` wraps it.
+    pub fn reply(&self, req: &LlmRequest) -> Result<LlmReply, LlmError> {
         let error = |detail: String| LlmError::Script {
             step: req.step.clone(),
             file: self.file.display().to_string(),
@@ -91,8 +92,8 @@ impl ScriptedModel {
         let unused: Vec<usize> = (0..self.entries.len())
             .filter(|i| self.entries[*i].step == req.step && !used.contains(i))
             .collect();
-        let total = self.entries.iter().filter(|e| e.step == req.step).count();
         if unused.is_empty() {
+            let total = self.entries.iter().filter(|e| e.step == req.step).count();
             return Err(error(format!(
                 "no scripted reply left for this step (the script has {total}, all used); \
                  the run asked for more calls than were recorded"
@@ -132,7 +133,7 @@ impl ScriptedModel {
 
 impl Model for ScriptedModel {
     fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
-        let result = self.next(&req);
+        let result = self.reply(&req);
         Box::pin(async move { result })
     }
 

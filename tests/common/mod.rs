@@ -135,6 +135,26 @@ impl Tiny {
         Self { dir, repo, cands }
     }
 
+    /// Four candidates: the F2P test, one passing on both, one with a wrong expectation, one
+    /// that checks nothing. Enough for a crossover (4 -> 2) after real executions.
+    pub fn four() -> Self {
+        Tiny::new(&[
+            (
+                "test_a.py",
+                "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+            ),
+            (
+                "test_b.py",
+                "from calc.ops import clamp\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n",
+            ),
+            (
+                "test_c.py",
+                "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
+            ),
+            ("test_d.py", "def test_nothing():\n    assert 1\n"),
+        ])
+    }
+
     /// The fix of `tiny_repo`'s bug (`return hi - 1` -> `return hi`), written to a file.
     pub fn golden_patch(&self) -> PathBuf {
         let p = self.out("fix.patch");

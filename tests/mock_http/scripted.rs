@@ -6,9 +6,11 @@
 #![allow(dead_code)]
 
 use super::{Canned, MockServer, Seen, json};
-use std::collections::HashSet;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use evootter::llm::LlmRequest;
+use evootter::llm::scripted::ScriptedModel;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Wire {
@@ -44,25 +46,6 @@ pub fn step_of(prompt: &str) -> Option<&'static str> {
         .iter()
         .find(|(m, _)| prompt.contains(m))
         .map(|(_, s)| *s)
-}
-
-struct Entry {
-    step: String,
-    needle: Option<String>,
-    reply: String,
-}
-
-fn load(script: &Path) -> Vec<Entry> {
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(script).unwrap()).unwrap();
-    let list = v.get("entries").unwrap_or(&v).as_array().unwrap().clone();
-    list.iter()
-        .map(|e| Entry {
-            step: e["step"].as_str().unwrap().to_string(),
-            needle: e["match"].as_str().map(str::to_string),
-            reply: e["reply"].as_str().unwrap().to_string(),
-        })
-        .collect()
 }
 
 /// All the text of a request: system prompt and messages, in either wire format.
@@ -130,31 +113,19 @@ fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) 
 /// Serve `script` over `wire`. A request whose step has no reply left, or whose prompt lacks
 /// the entry's `match`, gets a 400 that says so (the run then stops naming the step).
 pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
-    let entries = load(script);
-    let used: Arc<Mutex<HashSet<usize>>> = Arc::default();
+    // The very replay rule of `--llm scripted:`: the first unused reply of the step whose
+    // `match` fits the prompt.
+    let model = ScriptedModel::from_file(script).unwrap();
     MockServer::start_with(Arc::new(move |req: &Seen, _| {
         let body = req.json();
         let prompt = prompt_text(&body);
         let Some(step) = step_of(&prompt) else {
             return error(wire, "mock: no known step in this prompt".into());
         };
-        // As `--llm scripted:` does: the first unused reply of the step whose `match` fits.
-        let mut used = used.lock().unwrap();
-        let fits = (0..entries.len()).find(|i| {
-            let e = &entries[*i];
-            e.step == step
-                && !used.contains(i)
-                && e.needle.as_deref().is_none_or(|n| prompt.contains(n))
-        });
-        let Some(i) = fits else {
-            return error(
-                wire,
-                format!("mock: no scripted reply fits this {step} prompt"),
-            );
-        };
-        used.insert(i);
-        let e = &entries[i];
-        reply(wire, &body, &e.reply, prompt.len())
+        match model.reply(&LlmRequest::single(step, None, prompt.as_str(), 0)) {
+            Ok(r) => reply(wire, &body, &r.text, prompt.len()),
+            Err(e) => error(wire, format!("mock: {e}")),
+        }
     }))
     .await
 }
