@@ -217,6 +217,69 @@ fn unreachable_endpoint_stops_with_the_step_and_resume_uses_a_new_url() {
     assert_eq!(s["config"]["llm_base_url"], server.base_url.as_str());
 }
 
+/// Retries against an endpoint nobody listens on are announced as they happen, one line
+/// each naming the endpoint, and the final error says how long it tried and what to do.
+/// `--llm-retries 2` with the default 1 s base delay: the run waits 1.5 to 3 s in all.
+#[test]
+fn retries_are_announced_as_they_happen() {
+    let tiny = Tiny::new(&[]);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let host = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let events = tiny.out("events.jsonl");
+    // No initial tests: the first step (localize) needs the model before any execution.
+    let o = tiny
+        .command("out")
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", tiny.out("cache"))
+        .args(["--llm", "anthropic", "--llm-retries", "2"])
+        .args(["--base-url", &format!("http://{host}")])
+        .arg("--events")
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let retries: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("[model] anthropic at"))
+        .collect();
+    assert_eq!(retries.len(), 2, "{}", text(&o));
+    for (n, line) in retries.iter().enumerate() {
+        let expected = format!(
+            "   [model] anthropic at {host}: connection refused; retry {} of 2 in ",
+            n + 1
+        );
+        assert!(line.starts_with(&expected), "{line:?}\n{}", text(&o));
+        assert!(line.ends_with(" s"), "{line:?}");
+    }
+    assert!(
+        stderr.contains("failed after 3 attempts over")
+            && stderr.contains("--base-url")
+            && stderr.contains("--resume"),
+        "{}",
+        text(&o)
+    );
+    let logged = std::fs::read_to_string(&events).unwrap();
+    let retrying: Vec<serde_json::Value> = logged
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["event"] == "llm_retrying")
+        .collect();
+    assert_eq!(retrying.len(), 2, "{logged}");
+    assert_eq!(retrying[1]["attempt"], 2);
+    assert_eq!(retrying[1]["attempts"], 3);
+    assert_eq!(retrying[1]["endpoint"], host.as_str());
+    let session = std::fs::read_to_string(tiny.out("out").join("session.json")).unwrap();
+    for (what, t) in [
+        ("output", text(&o)),
+        ("events", logged),
+        ("session", session),
+    ] {
+        assert!(!t.contains(SECRET), "the key is in the {what}");
+    }
+}
+
 /// A reply with nothing usable stops the run naming the step; it is not kept in the response
 /// cache, so the resumed run asks the model again (and here gets a usable answer).
 #[test]

@@ -3,10 +3,12 @@
 
 mod mock_http;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use evootter::llm::anthropic::{Anthropic, AnthropicConfig};
 use evootter::llm::cache::{CachedModel, ResponseCache};
+use evootter::llm::notice::{RetryNotice, RetryObserver};
 use evootter::llm::openai::{OpenAi, OpenAiConfig};
 use evootter::llm::price::PriceTable;
 use evootter::llm::retry::RetryPolicy;
@@ -24,7 +26,21 @@ fn fast_retry() -> RetryPolicy {
         max_delay: Duration::from_millis(50),
         max_retry_after: Duration::from_secs(5),
         timeout: Duration::from_secs(5),
+        notify: None,
     }
+}
+
+/// A retry policy whose observer keeps every notice it is told.
+fn observed_retry() -> (RetryPolicy, Arc<Mutex<Vec<RetryNotice>>>) {
+    let seen = Arc::new(Mutex::new(vec![]));
+    let sink = Arc::clone(&seen);
+    let policy = RetryPolicy {
+        notify: Some(RetryObserver::new(move |n| {
+            sink.lock().unwrap().push(n.clone())
+        })),
+        ..fast_retry()
+    };
+    (policy, seen)
 }
 
 fn env_with_key(var: &'static str) -> impl Fn(&str) -> Option<String> {
@@ -257,6 +273,37 @@ async fn overloaded_529_is_retried() {
 }
 
 #[tokio::test]
+async fn each_retry_is_announced_without_the_key() {
+    // The server echoes the key in its error text, as some proxies do.
+    let overloaded = anthropic_error(529, "overloaded_error", &format!("Overloaded ({KEY})"));
+    let server = MockServer::start(vec![overloaded.clone(), overloaded, anthropic_ok("ok")]).await;
+    let (retry, seen) = observed_retry();
+    let cfg = AnthropicConfig {
+        base_url: Some(server.base_url.clone()),
+        retry,
+        ..AnthropicConfig::default()
+    };
+    let model = Anthropic::with_env(cfg, env_with_key("ANTHROPIC_API_KEY")).unwrap();
+    let reply = model.complete(request()).await.unwrap();
+    assert_eq!(reply.text, "ok");
+    assert_eq!(server.count(), 3);
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.iter().map(|n| n.attempt).collect::<Vec<_>>(),
+        [1, 2],
+        "{seen:?}"
+    );
+    let host = server.base_url.trim_start_matches("http://");
+    for n in &seen {
+        assert_eq!((n.provider.as_str(), n.attempts), ("anthropic", 3));
+        assert_eq!(n.endpoint, host);
+        assert!(n.reason.starts_with("HTTP 529: Overloaded"), "{n:?}");
+        assert!(n.wait <= Duration::from_millis(50), "{n:?}");
+        assert!(!format!("{n:?}").contains(KEY), "{n:?}");
+    }
+}
+
+#[tokio::test]
 async fn server_errors_exhaust_retries() {
     let server = MockServer::start(vec![anthropic_error(500, "api_error", "internal")]).await;
     let err = anthropic(&server).complete(request()).await.unwrap_err();
@@ -308,13 +355,36 @@ async fn unreachable_server_exhausts_retries() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
-    let err = openai_at(&base, false)
+    let (retry, seen) = observed_retry();
+    let cfg = OpenAiConfig {
+        base_url: Some(base.clone()),
+        retry,
+        ..OpenAiConfig::default()
+    };
+    let err = OpenAi::with_env(cfg, |_| None)
+        .unwrap()
         .complete(request())
         .await
         .unwrap_err();
     assert!(
         matches!(err, LlmError::RetriesExhausted { attempts: 3, .. }),
         "{err}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("3 attempts over")
+            && msg.contains(&format!("{base}/v1/chat/completions"))
+            && msg.contains("connection refused")
+            && msg.contains("--base-url")
+            && msg.contains("evootter run --resume"),
+        "{msg}"
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(
+        seen.iter().all(|n| n.reason == "connection refused"
+            && n.endpoint == base.trim_start_matches("http://")),
+        "{seen:?}"
     );
 }
 

@@ -1,14 +1,16 @@
 //! Building the model a session names (`--llm`), for a new run or a resumed one.
 
-use evootter::engine::SessionDoc;
+use evootter::engine::{Event, SessionDoc};
 use evootter::llm::Model;
 use evootter::llm::anthropic::{Anthropic, AnthropicConfig};
 use evootter::llm::cache::{CachedModel, ResponseCache};
+use evootter::llm::notice::RetryObserver;
 use evootter::llm::openai::{OpenAi, OpenAiConfig};
 use evootter::llm::price::PriceTable;
 use evootter::llm::retry::RetryPolicy;
 use evootter::llm::scripted::ScriptedModel;
 use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
 
 /// `--reasoning` as an Anthropic thinking budget in tokens.
 fn thinking_budget(r: &str) -> anyhow::Result<u32> {
@@ -35,8 +37,12 @@ pub fn prices() -> anyhow::Result<PriceTable> {
 
 /// The session's model, or `None` when it runs without one. Real providers answer through
 /// the response cache, so a resumed or repeated run never pays for the same call twice; a
-/// script skips the replies the session has already received.
-pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
+/// script skips the replies the session has already received. Retries of HTTP calls are
+/// reported on `events` as they happen.
+pub fn build(
+    doc: &SessionDoc,
+    events: Option<UnboundedSender<Event>>,
+) -> anyhow::Result<Option<Arc<dyn Model>>> {
     let cfg = &doc.config;
     let Some(spec) = cfg.llm.as_deref() else {
         return Ok(None);
@@ -52,6 +58,12 @@ pub fn build(doc: &SessionDoc) -> anyhow::Result<Option<Arc<dyn Model>>> {
         if let Some(n) = cfg.llm_retries {
             r.max_attempts = n + 1;
         }
+        r.notify = events.map(|tx| {
+            RetryObserver::new(move |n| {
+                // A closed channel means nobody is watching any more; the retry goes on.
+                let _ = tx.send(Event::from(n));
+            })
+        });
         r
     };
     let model: Arc<dyn Model> = match spec {

@@ -153,6 +153,19 @@ impl Progress {
                 };
                 self.line(format!("   [model] {step}: {how}"));
             }
+            // The retry number, out of the retries `--llm-retries` allows.
+            Event::LlmRetrying {
+                provider,
+                endpoint,
+                attempt,
+                attempts,
+                wait_ms,
+                reason,
+            } => self.line(format!(
+                "   [model] {provider} at {endpoint}: {reason}; retry {attempt} of {} in {:.1} s",
+                attempts.saturating_sub(1),
+                wait_ms as f64 / 1000.0
+            )),
             Event::Localized { files, focal } => {
                 self.line(format!("   files: {}", files.join(", ")));
                 self.line(format!("   focal functions: {}", focal.join(", ")));

@@ -157,7 +157,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(Progress::new(a.events.clone())?.consume(rx));
-    let model = match super::model::build(&doc) {
+    let model = match super::model::build(&doc, Some(tx.clone())) {
         Ok(m) => m,
         Err(e) => {
             // Nothing ran yet, but the session is kept so the fix (a key, a URL) needs no

@@ -3,6 +3,7 @@
 
 use super::session::{F2p, Phase, Target, TestId};
 use crate::exec::Outcome;
+use crate::llm::notice::RetryNotice;
 use crate::mutate::MutantKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -64,6 +65,16 @@ pub enum Event {
         cost_usd: Option<f64>,
         cached: bool,
     },
+    /// A model call failed and will be tried again after `wait_ms` (`attempt` of `attempts`
+    /// failed). `endpoint` is a host, never a URL that could carry a key.
+    LlmRetrying {
+        provider: String,
+        endpoint: String,
+        attempt: u32,
+        attempts: u32,
+        wait_ms: u64,
+        reason: String,
+    },
     /// The localizer's result: the files it kept and the focal functions (BaseBRT).
     Localized {
         files: Vec<String>,
@@ -82,4 +93,17 @@ pub enum Event {
         names: Vec<String>,
         parents: Vec<TestId>,
     },
+}
+
+impl From<&RetryNotice> for Event {
+    fn from(n: &RetryNotice) -> Self {
+        Event::LlmRetrying {
+            provider: n.provider.clone(),
+            endpoint: n.endpoint.clone(),
+            attempt: n.attempt,
+            attempts: n.attempts,
+            wait_ms: n.wait.as_millis() as u64,
+            reason: n.reason.clone(),
+        }
+    }
 }

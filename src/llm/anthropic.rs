@@ -91,6 +91,7 @@ impl Anthropic {
         let http = send_with_retry(
             &self.retry,
             PROVIDER,
+            &url,
             |t| self.key.redact(t),
             || {
                 self.client

@@ -1,5 +1,6 @@
 //! Base-URL handling shared by the HTTP providers: joining a user's `--base-url` with an API path
-//! without doubling `/v1`, recognising local servers that need no key, and the HTTP client.
+//! without doubling `/v1`, recognising local servers that need no key, naming an endpoint in
+//! messages without what may be secret in a URL, and the HTTP client.
 
 /// The HTTP client for a provider. reqwest is built without a TLS crypto provider (to keep
 /// aws-lc out of the build); ring is installed as the process default first. Idempotent: a
@@ -42,6 +43,32 @@ pub fn is_local(base: &str) -> bool {
     }
 }
 
+/// `host[:port]` of `url`, for progress lines: short, and free of credentials and query strings.
+pub fn host(url: &str) -> String {
+    let Ok(u) = reqwest::Url::parse(url) else {
+        return "(invalid URL)".to_string();
+    };
+    let host = u.host_str().unwrap_or("(no host)");
+    match u.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    }
+}
+
+/// `url` without user name, password, query and fragment: what an error may show so the user
+/// can check the address (a doubled `/v1`, a wrong port), where a gateway may carry a key.
+pub fn redacted(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return "(invalid URL)".to_string();
+    };
+    // Both fail only for URLs that cannot have credentials; nothing to remove then.
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    u.set_query(None);
+    u.set_fragment(None);
+    u.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +92,19 @@ mod tests {
         // reqwest panics when no crypto provider is installed.
         let _ = client();
         let _ = client();
+    }
+
+    #[test]
+    fn endpoints_are_named_without_secrets() {
+        let url = "https://user:pw@gw.example:8443/v1/messages?api-key=sk-1#frag";
+        assert_eq!(host(url), "gw.example:8443");
+        assert_eq!(redacted(url), "https://gw.example:8443/v1/messages");
+        assert_eq!(
+            host("https://api.anthropic.com/v1/messages"),
+            "api.anthropic.com"
+        );
+        assert_eq!(host("http://[::1]:8000/v1"), "[::1]:8000");
+        assert_eq!(host("not a url"), "(invalid URL)");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod anthropic;
 pub mod cache;
 pub mod endpoint;
+pub mod notice;
 pub mod openai;
 pub mod price;
 pub mod retry;
@@ -320,11 +321,15 @@ pub enum LlmError {
     MalformedResponse { provider: String, detail: String },
 
     #[error(
-        "{provider} failed after {attempts} attempts (last: {last}); the service may be overloaded or unreachable, try again later or check --base-url"
+        "{provider} failed after {attempts} attempts over {seconds:.1} s at {url} (last: {last}); the service may be overloaded or unreachable: try again later, or check the URL (--base-url) and the network, then continue the run with `evootter run --resume`"
     )]
     RetriesExhausted {
         provider: String,
+        /// Without credentials or query string (`endpoint::redacted`).
+        url: String,
         attempts: u32,
+        /// From the first attempt to the last failure, the waits included.
+        seconds: f64,
         last: String,
     },
 

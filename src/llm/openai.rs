@@ -119,6 +119,7 @@ impl OpenAi {
         let http = send_with_retry(
             &self.retry,
             PROVIDER,
+            &url,
             |t| self.redact(t),
             || {
                 let rb = self.client.post(&url).json(&body);

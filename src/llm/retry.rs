@@ -1,14 +1,17 @@
 //! Sending one HTTP request with retries (exponential backoff with jitter, `retry-after`
-//! honoured and capped) and turning a provider's non-retryable error response into an
-//! [`LlmError`] that says what to do. Shared by every HTTP provider.
+//! honoured and capped, each retry announced to an observer) and turning a provider's
+//! non-retryable error response into an [`LlmError`] that says what to do. Shared by every
+//! HTTP provider.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::llm::LlmError;
+use crate::llm::notice::{RetryNotice, RetryObserver};
+use crate::llm::{LlmError, endpoint};
 
-/// How hard to try. `base_delay` is configurable so tests run in milliseconds.
+/// How hard to try, and who to tell about retries. `base_delay` is configurable so tests run
+/// in milliseconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
     /// Total attempts including the first one (at least 1).
@@ -19,6 +22,8 @@ pub struct RetryPolicy {
     pub max_retry_after: Duration,
     /// Whole-request timeout (connect, send and read the body).
     pub timeout: Duration,
+    /// Told about each retry before its wait, so a long backoff is not silent.
+    pub notify: Option<RetryObserver>,
 }
 
 impl Default for RetryPolicy {
@@ -29,6 +34,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(60),
             max_retry_after: Duration::from_secs(120),
             timeout: Duration::from_secs(600),
+            notify: None,
         }
     }
 }
@@ -77,15 +83,19 @@ fn is_retryable_status(status: u16) -> bool {
     status == 429 || status == 529 || (500..=599).contains(&status) || status == 408
 }
 
-/// Sends the request built by `build` until it yields a non-retryable answer or attempts run out.
-/// `provider` only labels errors; `redact` scrubs the key out of server text kept for them.
+/// Sends the request built by `build` until it yields a non-retryable answer or attempts run out,
+/// telling the policy's observer about each retry before waiting for it. `provider` and `url`
+/// label notices and errors (the URL only as [`endpoint::host`] or [`endpoint::redacted`]);
+/// `redact` scrubs the key out of server text kept for them.
 pub async fn send_with_retry(
     policy: &RetryPolicy,
     provider: &str,
+    url: &str,
     redact: impl Fn(&str) -> String,
     build: impl Fn() -> reqwest::RequestBuilder,
 ) -> Result<HttpReply, LlmError> {
     let attempts = policy.max_attempts.max(1);
+    let first_started = std::time::Instant::now();
     let mut last = String::new();
     for attempt in 1..=attempts {
         let started = std::time::Instant::now();
@@ -110,7 +120,7 @@ pub async fn send_with_retry(
                         last = format!("HTTP {status}: {}", redact(&error_message(&body)));
                         wait = retry_after.map(|d| d.min(policy.max_retry_after));
                     }
-                    Err(e) => last = format!("HTTP {status}, body not received: {}", chain(&e)),
+                    Err(e) => last = format!("HTTP {status}, body not received: {}", reason(e)),
                 }
             }
             Err(e) if e.is_builder() || e.is_redirect() => {
@@ -123,17 +133,54 @@ pub async fn send_with_retry(
                 last = format!("timed out after {:?}", policy.timeout);
             }
             // Connect errors, dropped connections and broken bodies are all worth another try.
-            Err(e) => last = chain(&e),
+            Err(e) => last = reason(e),
         }
         if attempt < attempts {
-            tokio::time::sleep(wait.unwrap_or_else(|| policy.backoff(attempt))).await;
+            let wait = wait.unwrap_or_else(|| policy.backoff(attempt));
+            if let Some(observer) = &policy.notify {
+                observer.notify(&RetryNotice {
+                    provider: provider.to_string(),
+                    endpoint: endpoint::host(url),
+                    attempt,
+                    attempts,
+                    wait,
+                    reason: last.clone(),
+                });
+            }
+            tokio::time::sleep(wait).await;
         }
     }
     Err(LlmError::RetriesExhausted {
         provider: provider.to_string(),
+        url: endpoint::redacted(url),
         attempts,
+        seconds: first_started.elapsed().as_secs_f64(),
         last,
     })
+}
+
+/// Why a request failed, short enough for a progress line: the I/O error kind when there is
+/// a telling one ("connection refused"), else the error chain. The URL is left out: notices
+/// name the endpoint themselves, and only in a form that cannot carry a key.
+fn reason(e: reqwest::Error) -> String {
+    use std::io::ErrorKind::*;
+    let e = e.without_url();
+    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+    let mut io_kind = None;
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
+        src = s.source();
+    }
+    match io_kind {
+        Some(
+            k @ (ConnectionRefused | ConnectionReset | ConnectionAborted | NotConnected
+            | BrokenPipe | UnexpectedEof | TimedOut | HostUnreachable | NetworkUnreachable
+            | AddrNotAvailable),
+        ) => k.to_string(),
+        _ => chain(&e),
+    }
 }
 
 /// reqwest's top-level message is vague ("error sending request"); the source chain says why.
