@@ -5,8 +5,9 @@
 
 use anyhow::{Context, bail};
 use clap::Args;
+use evootter::engine::explain::explain_cut;
 use evootter::engine::kill::{Cell, KillMatrix};
-use evootter::engine::{SessionDoc, Target};
+use evootter::engine::{MutantId, SessionDoc, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -97,6 +98,9 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
             m.tests.len(),
             m.mutants.len()
         );
+        for line in column_numbers(m.mutants.len()) {
+            println!("       {line}");
+        }
         for (i, t) in m.tests.iter().enumerate() {
             let row: String = m.cells[i].iter().map(|c| symbol(*c)).collect();
             let score = gen_.scores.get(t);
@@ -119,15 +123,10 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
                 }
             );
         }
-        if let Some(by) = &gen_.selected_by {
-            println!(
-                "  selected by {by}{}",
-                if gen_.fitness_decided == Some(false) {
-                    " (fitness tied at the cut)"
-                } else {
-                    ""
-                }
-            );
+        print_columns(doc, &m.mutants);
+        match explain_cut(doc, g) {
+            Some(e) => e.lines.iter().for_each(|l| println!("  {l}")),
+            None => println!("  not cut yet"),
         }
     }
     if let Some(t) = &doc.final_test {
@@ -142,6 +141,52 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Column numbers above a matrix, one digit per column so the header is as narrow as the
+/// rows: a tens line (from column 10 on) and a units line.
+fn column_numbers(n: usize) -> Vec<String> {
+    let digit = |d: usize| char::from(b'0' + (d % 10) as u8);
+    let mut lines = vec![];
+    if n >= 10 {
+        lines.push(
+            (1..=n)
+                .map(|j| if j < 10 { ' ' } else { digit(j / 10) })
+                .collect(),
+        );
+    }
+    lines.push((1..=n).map(digit).collect());
+    lines
+}
+
+/// What each column of a matrix is: enough to look a mutant up with `--mutant ID`.
+fn print_columns(doc: &SessionDoc, ids: &[MutantId]) {
+    if ids.is_empty() {
+        return;
+    }
+    let pool = doc.pool.as_ref().map_or(&[][..], |p| p.mutants.as_slice());
+    let found: Vec<_> = ids
+        .iter()
+        .map(|id| pool.iter().find(|m| &m.id == id))
+        .collect();
+    let wheres: Vec<String> = found
+        .iter()
+        .map(|m| m.map_or(String::new(), |m| format!("{}:{}", m.file, m.line)))
+        .collect();
+    let width = wheres.iter().map(String::len).max().unwrap_or(0);
+    println!("  columns (the pool order of `evootter mutants`):");
+    for (j, (id, m)) in ids.iter().zip(&found).enumerate() {
+        match m {
+            Some(m) => println!(
+                "  {:>4}  {id}  {:<21} {:<width$}  {}",
+                j + 1,
+                m.kind.as_str(),
+                wheres[j],
+                m.function
+            ),
+            None => println!("  {:>4}  {id}  (not in the session's pool)", j + 1),
+        }
+    }
 }
 
 fn show_calls(doc: &SessionDoc) {
@@ -221,15 +266,13 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
         m.id, m.kind, m.file, m.function, m.line
     );
     print!("{}", m.diff);
-    let old = doc
-        .execution(&cand.id, &Target::Old)
-        .context("the test has not run on c_old yet")?;
     let Some(run) = doc.execution(&cand.id, &Target::Mutant(m.id.clone())) else {
-        println!(
-            "\n{test} has not run on this mutant (it was not in a generation's sample with it)"
-        );
+        println!("\n{}", never_ran(doc, test, &m.id));
         return Ok(());
     };
+    let old = doc
+        .execution(&cand.id, &Target::Old)
+        .context("the test has a run on the mutant but none on c_old: the session is damaged")?;
     let c = evootter::engine::kill::cell(old, run);
     println!(
         "\n{test} ({}): c_old {:?}, mutant {:?} -> {}",
@@ -254,4 +297,66 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
             .header("c_old", &format!("mutant {}", m.id))
     );
     Ok(())
+}
+
+fn generations_words(gens: &[usize]) -> String {
+    let list: Vec<String> = gens.iter().map(usize::to_string).collect();
+    match list.len() {
+        1 => format!("generation {}", list[0]),
+        _ => format!("generations {}", list.join(", ")),
+    }
+}
+
+/// Why `test` has no run on `mutant`: which generations' samples hold the mutant and which
+/// generations the test was in, so the user can pick a pair that did run.
+fn never_ran(doc: &SessionDoc, test: &str, mutant: &MutantId) -> String {
+    let with_test: Vec<usize> = doc
+        .generations
+        .iter()
+        .filter(|g| g.tests.iter().any(|t| t == test))
+        .map(|g| g.index)
+        .collect();
+    let with_mutant: Vec<&evootter::engine::Generation> = doc
+        .generations
+        .iter()
+        .filter(|g| g.mutants.contains(mutant))
+        .collect();
+    let both: Vec<usize> = with_mutant
+        .iter()
+        .map(|g| g.index)
+        .filter(|g| with_test.contains(g))
+        .collect();
+    if !both.is_empty() {
+        return format!(
+            "{test} has not run on this mutant yet: {} samples it with {test}, and the run \
+             stopped before that execution (`evootter run --resume` finishes it)",
+            generations_words(&both)
+        );
+    }
+    let mutant_part = match with_mutant.as_slice() {
+        [] => "no generation's sample contains the mutant".to_string(),
+        [g] => format!(
+            "the mutant is in generation {}'s sample (tests {})",
+            g.index,
+            g.tests.join(", ")
+        ),
+        gens => {
+            let idx: Vec<usize> = gens.iter().map(|g| g.index).collect();
+            format!(
+                "the mutant is in the samples of {} (generation {}'s tests: {})",
+                generations_words(&idx),
+                gens[0].index,
+                gens[0].tests.join(", ")
+            )
+        }
+    };
+    let test_part = if with_test.is_empty() {
+        format!("{test} was in no generation")
+    } else {
+        format!("{test} was in {}", generations_words(&with_test))
+    };
+    format!(
+        "{test} never ran on this mutant, because no generation had both: {mutant_part}; \
+         {test_part}"
+    )
 }

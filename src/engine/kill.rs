@@ -86,6 +86,9 @@ pub fn score<'a>(
 pub struct KillMatrix {
     pub generation: usize,
     pub tests: Vec<super::session::TestId>,
+    /// The generation's sample in pool order (the order `evootter mutants` lists the pool),
+    /// not sampling order: a mutant keeps its place relative to the others in every
+    /// generation, and a reader can find it in that list.
     pub mutants: Vec<MutantId>,
     /// `cells[i][j]`: test i on mutant j; `None` where the execution has not run (yet).
     pub cells: Vec<Vec<Option<Cell>>>,
@@ -95,12 +98,24 @@ impl KillMatrix {
     pub fn of(doc: &super::session::SessionDoc, generation: usize) -> Option<Self> {
         use super::session::Target;
         let g = doc.generations.get(generation)?;
+        let pool: Vec<&MutantId> = doc
+            .pool
+            .iter()
+            .flat_map(|p| p.mutants.iter().map(|m| &m.id))
+            .collect();
+        let mut mutants: Vec<MutantId> = pool
+            .iter()
+            .filter(|id| g.mutants.contains(id))
+            .map(|id| (*id).clone())
+            .collect();
+        // A sampled id missing from the pool would be a damaged session; show it anyway.
+        mutants.extend(g.mutants.iter().filter(|m| !pool.contains(m)).cloned());
         let cells = g
             .tests
             .iter()
             .map(|t| {
                 let old = doc.execution(t, &Target::Old);
-                g.mutants
+                mutants
                     .iter()
                     .map(|m| {
                         let run = doc.execution(t, &Target::Mutant(m.clone()))?;
@@ -112,7 +127,7 @@ impl KillMatrix {
         Some(Self {
             generation,
             tests: g.tests.clone(),
-            mutants: g.mutants.clone(),
+            mutants,
             cells,
         })
     }

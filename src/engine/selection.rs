@@ -6,7 +6,7 @@
 //! then the Otter rules. Every decision records which strategy made it.
 
 use super::config::{FitnessRule, SelectionStrategy};
-use super::session::{TestId, TieBreak};
+use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use crate::rng::Rng;
 use std::cmp::Ordering;
@@ -25,8 +25,30 @@ pub struct TestFacts {
 }
 
 impl TestFacts {
-    fn passes_old(&self) -> bool {
+    pub fn passes_old(&self) -> bool {
         self.old_outcome == Outcome::Passed
+    }
+
+    /// What selection sees of each test of generation `g`, in the generation's test order,
+    /// from the session alone: so an explanation computed later from a saved session works
+    /// from the very facts the cut was made on.
+    pub fn of_generation(doc: &SessionDoc, g: &Generation) -> Vec<TestFacts> {
+        g.tests
+            .iter()
+            .map(|t| {
+                let old = doc.execution(t, &Target::Old);
+                // A flaky test's log differences are noise, not kills.
+                let score = g.scores.get(t).filter(|s| !s.flaky);
+                TestFacts {
+                    id: t.clone(),
+                    old_outcome: old.map_or(Outcome::Error, |e| e.outcome),
+                    old_failure_kind: old.and_then(|e| e.failure_kind),
+                    kills: score.map_or(0, |s| s.kills.len()),
+                    rescues: score.map_or(0, |s| s.rescues.len()),
+                    source_len: doc.tests.get(t).map_or(0, |c| c.source.len()),
+                }
+            })
+            .collect()
     }
 }
 
@@ -51,7 +73,7 @@ pub struct SelectionParams {
 
 /// The Otter selector's category (paper IV-A): assertion failures first, then other
 /// failures, then errors (timeouts count as errors), then passes.
-fn otter_category(f: &TestFacts) -> u8 {
+pub(crate) fn otter_category(f: &TestFacts) -> u8 {
     match (f.old_outcome, f.old_failure_kind) {
         (Outcome::Failed, Some(FailureKind::Assertion)) => 0,
         (Outcome::Failed, _) => 1,
@@ -60,7 +82,7 @@ fn otter_category(f: &TestFacts) -> u8 {
     }
 }
 
-fn otter_cmp(a: &TestFacts, b: &TestFacts) -> Ordering {
+pub(crate) fn otter_cmp(a: &TestFacts, b: &TestFacts) -> Ordering {
     otter_category(a)
         .cmp(&otter_category(b))
         .then(a.source_len.cmp(&b.source_len))

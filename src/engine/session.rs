@@ -389,12 +389,64 @@ impl SessionDoc {
     }
 }
 
+/// Sessions for unit tests: a one-function repository, no Python needed.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
     use crate::engine::config::*;
 
-    fn doc(dir: &Path) -> SessionDoc {
+    pub fn config(selection: SelectionStrategy) -> RunConfig {
+        RunConfig {
+            tests: 4,
+            mutants: 10,
+            selection,
+            fitness: FitnessRule::Brt,
+            rescue_tiebreak: true,
+            crossover: CrossoverStrategy::None,
+            check_flaky: true,
+            jobs: 1,
+            timeout_secs: 5.0,
+            seed: 1,
+            python: "python3".into(),
+            pythonpath: vec![".".into()],
+            test_dir: "tests".into(),
+            llm: None,
+            llm_model: None,
+            llm_base_url: None,
+            prompting: Prompting::Single,
+            llm_reasoning: None,
+            llm_retries: None,
+        }
+    }
+
+    /// A `c_old` run of the test with content hash `hash`.
+    pub fn old_run(
+        hash: &str,
+        outcome: Outcome,
+        failure_kind: Option<FailureKind>,
+        exception: Option<&str>,
+    ) -> Execution {
+        Execution {
+            test_hash: hash.into(),
+            target: Target::Old,
+            outcome,
+            failure_kind,
+            exception: exception.map(str::to_string),
+            exit_code: Some(i32::from(outcome != Outcome::Passed)),
+            raw_log: String::new(),
+            normalized_log: String::new(),
+            status_map: BTreeMap::new(),
+            counts: TestCounts::default(),
+            duration_ms: 1,
+            timeout_ms: 1,
+            seq: 1,
+            pid: 1,
+        }
+    }
+
+    /// A new session over `dir/repo` (written here: `pkg/m.py::f`) with `cands` as its initial
+    /// population, t1, t2, ... in order.
+    pub fn session(dir: &Path, config: RunConfig, cands: Vec<(PathBuf, String)>) -> SessionDoc {
         std::fs::create_dir_all(dir.join("repo/pkg")).unwrap();
         std::fs::write(dir.join("repo/pkg/m.py"), "def f():\n    return 1\n").unwrap();
         let inputs = Inputs {
@@ -407,26 +459,21 @@ mod tests {
             instance: None,
             repo_fingerprint: String::new(),
         };
+        crate::engine::setup::new_session(inputs, config, cands).unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::config::*;
+
+    fn doc(dir: &Path) -> SessionDoc {
         let config = RunConfig {
             tests: 2,
             mutants: 4,
-            selection: SelectionStrategy::Mutation,
-            fitness: FitnessRule::Brt,
-            rescue_tiebreak: true,
-            crossover: CrossoverStrategy::None,
-            check_flaky: true,
-            jobs: 1,
-            timeout_secs: 5.0,
             seed: 7,
-            python: "python3".into(),
-            pythonpath: vec![".".into()],
-            test_dir: "tests".into(),
-            llm: None,
-            llm_model: None,
-            llm_base_url: None,
-            prompting: Prompting::Single,
-            llm_reasoning: None,
-            llm_retries: None,
+            ..fixtures::config(SelectionStrategy::Mutation)
         };
         let cands = vec![
             (
@@ -438,7 +485,7 @@ mod tests {
                 "def test_b():\n    pass\n".to_string(),
             ),
         ];
-        crate::engine::setup::new_session(inputs, config, cands).unwrap()
+        fixtures::session(dir, config, cands)
     }
 
     #[test]
@@ -500,22 +547,7 @@ mod tests {
         b.executions.clear();
         a.executions.insert(
             exec_key(&a.tests["t2"].hash, &Target::Old),
-            Execution {
-                test_hash: a.tests["t2"].hash.clone(),
-                target: Target::Old,
-                outcome: Outcome::Passed,
-                failure_kind: None,
-                exception: None,
-                exit_code: Some(0),
-                raw_log: String::new(),
-                normalized_log: String::new(),
-                status_map: BTreeMap::new(),
-                counts: TestCounts::default(),
-                duration_ms: 1,
-                timeout_ms: 1,
-                seq: 1,
-                pid: 1,
-            },
+            fixtures::old_run(&a.tests["t2"].hash, Outcome::Passed, None, None),
         );
         assert_eq!(crate::engine::setup::reuse_executions(&mut b, &a), Ok(1));
         assert_eq!(b.executions.len(), 1);

@@ -1,0 +1,199 @@
+//! `evootter show` on a real run: each kill matrix names its columns (in the order
+//! `evootter mutants` lists the pool) so a column leads to `show --test T --mutant ID`, and
+//! each cut says why it went as it did, here that the test with the most kills was dropped
+//! because it passes on c_old.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+
+/// t1 passes on c_old (it pins down today's behaviour, bug included), so nearly every mutant
+/// of `clamp` changes its log; the others fail on c_old and kill few.
+fn candidates() -> Tiny {
+    Tiny::new(&[
+        (
+            "test_a_pins.py",
+            "from calc.ops import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n\n\ndef test_high():\n    assert clamp(15, 0, 10) == 9\n\n\ndef test_edges():\n    assert clamp(0, 0, 10) == 0\n    assert clamp(10, 0, 10) == 10\n",
+        ),
+        (
+            "test_b_upper.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        (
+            "test_c_wrong.py",
+            "from calc.ops import clamp\n\ndef test_wrong():\n    assert clamp(15, 0, 10) == 11\n",
+        ),
+        (
+            "test_d_nothing.py",
+            "def test_nothing():\n    assert False\n",
+        ),
+    ])
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    assert!(o.status.success(), "{}", text(o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The part of `show`'s output about generation `g`.
+fn block(shown: &str, g: usize) -> &str {
+    let start = shown
+        .find(&format!("\ngeneration {g}: "))
+        .unwrap_or_else(|| panic!("no generation {g} in:\n{shown}"));
+    let rest = &shown[start + 1..];
+    let end = rest[1..]
+        .find("\ngeneration ")
+        .map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+/// The mutant ids of a block's column legend, column 1 first.
+fn legend(block: &str) -> Vec<String> {
+    let mut ids = vec![];
+    for line in block.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let [n, id, ..] = words.as_slice()
+            && n.parse::<usize>() == Ok(ids.len() + 1)
+            && id.starts_with('m')
+        {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+/// The glyphs of `test`'s row in a block.
+fn row(block: &str, test: &str) -> String {
+    block
+        .lines()
+        .map(str::split_whitespace)
+        .find_map(|mut w| (w.next() == Some(test)).then(|| w.next().unwrap().to_string()))
+        .unwrap_or_else(|| panic!("no row for {test} in:\n{block}"))
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn show_names_columns_in_pool_order_and_explains_each_cut() {
+    let tiny = candidates();
+    let o = tiny.run("out", &["--mutants", "10", "--seed", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let session_path = tiny.out("out").join("session.json");
+    let session = read_json(&session_path);
+    let generations = session["generations"].as_array().unwrap();
+    assert_eq!(generations.len(), 2, "4 -> 2 -> 1");
+
+    // What the test is about: t1 has the most kills of generation 0, passes on c_old, and is
+    // dropped.
+    let g0 = &generations[0];
+    let kills = |t: &str| g0["scores"][t]["kills"].as_array().unwrap().len();
+    assert_eq!(g0["scores"]["t1"]["old_outcome"], "passed");
+    assert!(
+        ["t2", "t3", "t4"].iter().all(|t| kills("t1") > kills(t)),
+        "{g0:#}"
+    );
+    assert!(!strings(&g0["selected"]).contains(&"t1".to_string()));
+
+    let pool_order: Vec<String> = stdout(
+        &bin()
+            .args(["mutants", "--repo"])
+            .arg(&tiny.repo)
+            .args([
+                "--focal",
+                "calc/ops.py::clamp",
+                "--count",
+                "10",
+                "--seed",
+                "1",
+            ])
+            .output()
+            .unwrap(),
+    )
+    .lines()
+    .map(|l| l.split_whitespace().next().unwrap().to_string())
+    .collect();
+    assert_eq!(pool_order.len(), 10);
+
+    let shown = stdout(&bin().arg("show").arg(tiny.out("out")).output().unwrap());
+    for (i, g) in generations.iter().enumerate() {
+        let b = block(&shown, i);
+        let columns = legend(b);
+        let sample: BTreeSet<String> = strings(&g["mutants"]).into_iter().collect();
+        assert_eq!(
+            columns.iter().cloned().collect::<BTreeSet<_>>(),
+            sample,
+            "the legend lists every mutant of generation {i}:\n{b}"
+        );
+        let expected: Vec<String> = pool_order
+            .iter()
+            .filter(|id| sample.contains(*id))
+            .cloned()
+            .collect();
+        assert_eq!(columns, expected, "columns in `mutants` order:\n{b}");
+        // Each column's glyphs belong to the mutant the legend names there.
+        for t in strings(&g["tests"]) {
+            let glyphs: Vec<char> = row(b, &t).chars().collect();
+            let killed = strings(&g["scores"][&t]["kills"]);
+            for (j, id) in columns.iter().enumerate() {
+                assert_eq!(
+                    glyphs[j] != '.',
+                    killed.contains(id),
+                    "{t} column {} ({id}):\n{b}",
+                    j + 1
+                );
+            }
+        }
+        let tests = g["tests"].as_array().unwrap().len();
+        let kept = g["selected"].as_array().unwrap().len();
+        assert!(
+            b.lines().any(|l| l
+                .trim_start()
+                .starts_with(&format!("cut {tests} -> {kept} "))),
+            "generation {i}'s cut is explained:\n{b}"
+        );
+    }
+    let b0 = block(&shown, 0);
+    assert!(
+        b0.lines().any(|l| l.contains("t1 has the most kills")
+            && l.contains("passes on c_old")
+            && l.contains("ranks last")),
+        "t1's drop is explained:\n{b0}"
+    );
+
+    // A column of the legend leads to the pair's diff and logs.
+    let first = &legend(b0)[0];
+    let pair = stdout(
+        &bin()
+            .arg("show")
+            .arg(&session_path)
+            .args(["--test", "t1", "--mutant", first])
+            .output()
+            .unwrap(),
+    );
+    assert!(pair.contains(&format!("mutant {first}")), "{pair}");
+    assert!(pair.contains("normalized log, c_old -> mutant"), "{pair}");
+
+    // A mutant t1 never met: `show` says where it was sampled instead.
+    let later = legend(block(&shown, 1))
+        .into_iter()
+        .find(|id| !legend(b0).contains(id))
+        .expect("generation 1 samples more mutants than generation 0");
+    let pair = stdout(
+        &bin()
+            .arg("show")
+            .arg(&session_path)
+            .args(["--test", "t1", "--mutant", &later])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        pair.contains("never ran on this mutant") && pair.contains("generation 1's sample"),
+        "{pair}"
+    );
+}
