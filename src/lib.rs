@@ -9,6 +9,7 @@ pub mod hash;
 pub mod instance;
 pub mod llm;
 pub mod mutate;
+pub mod outdir;
 pub mod prompts;
 pub mod python;
 pub mod rng;

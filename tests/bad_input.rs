@@ -124,3 +124,132 @@ fn missing_inputs_name_the_flag() {
         "nothing written on bad input"
     );
 }
+
+/// Every input that can be checked up front is refused before anything exists: no session,
+/// no output directory, and no advice to resume what cannot be resumed.
+#[test]
+fn bad_flags_are_refused_before_a_session_exists() {
+    let tiny = Tiny::four();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--mutants", "0"], "--mutants must be at least 1"),
+        (&["--tests", "0"], "--tests must be at least 1"),
+        (&["--jobs", "0"], "--jobs must be at least 1"),
+        (&["--jobs", "1000"], "pass at most --jobs"),
+        (&["--timeout", "0"], "--timeout must be a positive number"),
+        (&["--timeout", "nan"], "--timeout must be a positive number"),
+        (&["--focal", "calc/ops.py::nope"], "clamp"),
+        (&["--focal", "calc/missing.py::f"], "calc/missing.py"),
+        (
+            &["--pythonpath", "nowhere"],
+            "--pythonpath nowhere is not a directory",
+        ),
+        (&["--llm", "gpt"], "unknown --llm `gpt`"),
+        (
+            &["--llm", "scripted:/no/such/script.json"],
+            "the script file does not exist",
+        ),
+        (
+            &["--golden-patch", "/no/such.patch"],
+            "golden patch /no/such.patch does not exist",
+        ),
+    ];
+    for (i, (args, want)) in cases.iter().enumerate() {
+        let name = format!("out{i}");
+        let mut cmd = tiny.command(&name);
+        cmd.arg("--initial-tests").arg(&tiny.cands);
+        if !args.contains(&"--focal") {
+            cmd.args(["--focal", "calc/ops.py::clamp"]);
+        }
+        let o = cmd.args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(
+            !err.contains("--resume"),
+            "{args:?}: resume cannot help: {err}"
+        );
+        assert!(!tiny.out(&name).exists(), "{args:?} created its --out");
+    }
+}
+
+/// An OS error is said once, with the file it is about.
+#[test]
+fn an_os_error_is_printed_once() {
+    let tiny = Tiny::four();
+    let o = bin()
+        .args(["run", "--repo"])
+        .arg(&tiny.repo)
+        .args(["--issue", "/no/such/issue.md", "--out"])
+        .arg(tiny.out("o"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    assert!(err.contains("/no/such/issue.md"), "{err}");
+}
+
+/// Syntax errors in a focal file or a candidate are reported with file and line (by the
+/// run's own interpreter); the run goes on.
+#[test]
+fn syntax_errors_are_reported_with_file_and_line() {
+    let tiny = Tiny::new(&[
+        (
+            "test_a.py",
+            "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
+        ),
+        ("test_b.py", "def test_broken(:\n    pass\n"),
+    ]);
+    std::fs::write(
+        tiny.repo.join("calc/extra.py"),
+        "def helper(x):\n    return x + 1\n\n\ndef broken(:\n    pass\n",
+    )
+    .unwrap();
+    let o = tiny.run(
+        "out",
+        &["--focal", "calc/extra.py::helper", "--mutants", "2"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("syntax error in the candidate") && err.contains("test_b.py:1:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("syntax error in the focal file calc/extra.py:5:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn eval_refuses_a_file_that_is_not_a_test_module() {
+    let ex = root().join("examples/envconf_errors");
+    let inst = evootter::instance::Instance::load(&ex).unwrap();
+    let eval = |test: &std::path::Path| {
+        bin()
+            .args(["eval", "--repo"])
+            .arg(&inst.repo)
+            .arg("--golden-patch")
+            .arg(inst.golden_patch.as_ref().unwrap())
+            .arg("--test")
+            .arg(test)
+            .output()
+            .unwrap()
+    };
+    let o = eval(&ex.join("candidates/expected.toml"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is not a Python test module"),
+        "{}",
+        text(&o)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let no_tests = dir.path().join("test_nothing.py");
+    std::fs::write(&no_tests, "def helper():\n    return 1\n").unwrap();
+    let o = eval(&no_tests);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("collected no tests"),
+        "{}",
+        text(&o)
+    );
+}

@@ -52,17 +52,16 @@ fn slow_tiny(marker: &str) -> Tiny {
     ])
 }
 
-/// SIGKILL leaves evootter no chance to clean up: the kernel's parent-death signal takes the
-/// running pytest with it, so no test keeps running (or writing) after its owner died.
+/// SIGKILL leaves evootter no chance to clean up: the kernel's parent-death signal ends the
+/// run's supervisor, which takes pytest and everything it started with it, so no test keeps
+/// running (or writing) after its owner died.
 #[test]
 fn sigkill_takes_the_running_pytest_with_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("pid");
-    // The test body records its own pid, so the wait below is for pytest really running the
-    // test (not for a launcher such as a pyenv shim still starting it).
+    // The test body starts a uniquely named sleep, so the wait below is for pytest really
+    // running the test (not for a launcher such as a pyenv shim still starting it).
+    let marker = format!("30.{}", std::process::id());
     let slow = format!(
-        "import os, time\n\ndef test_slow():\n    open({:?}, 'w').write(str(os.getpid()))\n    time.sleep(30)\n",
-        pid_file.display().to_string()
+        "import subprocess\n\ndef test_slow():\n    subprocess.run(['sleep', '{marker}'])\n"
     );
     let tiny = Tiny::new(&[
         ("test_a_slow.py", slow.as_str()),
@@ -71,34 +70,21 @@ fn sigkill_takes_the_running_pytest_with_it() {
             "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
         ),
     ]);
-    let mut child = start_with_a_slow_test(&tiny, "test_a_slow", &[]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            break pid;
-        }
-        assert!(Instant::now() < deadline, "the slow test never ran");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut child = start_with_a_slow_test(&tiny, &format!("sleep {marker}"), &[]);
+    assert!(!processes_mentioning("test_a_slow.py").is_empty());
     child.kill().unwrap();
     child.wait().unwrap();
-    // A zombie is dead too: whether anyone reaps it depends on the machine's init.
-    let alive = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| !r.trim_start().starts_with('Z'))
-        })
-    };
     let deadline = Instant::now() + Duration::from_secs(5);
-    while alive() {
-        assert!(
-            Instant::now() < deadline,
-            "pytest ({pid}) outlived evootter"
-        );
+    loop {
+        let left = [
+            processes_mentioning(&marker),
+            processes_mentioning("test_a_slow.py"),
+        ]
+        .concat();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "outlived evootter: {left:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -44,3 +44,58 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
     );
     assert_eq!(before, fingerprint(&tiny.repo));
 }
+
+/// A candidate that hangs on c_old is reported at once, and its other runs do not each wait
+/// the full cap again: they are bounded by what the tests that finish need.
+#[test]
+fn a_hanging_candidate_is_reported_at_once_and_bounded_after() {
+    let tiny = Tiny::four();
+    std::fs::write(
+        tiny.cands.join("test_0_spin.py"),
+        "from calc.ops import clamp\n\ndef test_spins():\n    clamp(1, 0, 10)\n    while True:\n        pass\n",
+    )
+    .unwrap();
+    let out = tiny.run(
+        "out",
+        &["--mutants", "10", "--timeout", "6", "--tests", "5"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let note = err
+        .find("note: t1 (test_0_spin.py) timed out on c_old after 6 s: it hangs")
+        .unwrap_or_else(|| panic!("no note: {err}"));
+    let kept = err.find("generation 0: kept").unwrap();
+    assert!(note < kept, "reported only after the generation: {err}");
+    assert!(err.contains(", timeouts "), "timeouts not counted: {err}");
+    let r = read_json(&tiny.out("out").join("report.json"));
+    assert_eq!(r["tests"]["t1"]["hangs_on_c_old"], true, "{r:#}");
+    assert_ne!(r["final_test_id"], "t1");
+
+    let s = read_json(&tiny.out("out").join("session.json"));
+    let hash = s["tests"]["t1"]["hash"].as_str().unwrap()[..16].to_string();
+    let slowest_other_ms = s["tests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|t| t["id"] != "t1")
+        .filter_map(|t| {
+            let key = format!("{}@old", &t["hash"].as_str().unwrap()[..16]);
+            s["executions"][&key]["duration_ms"].as_u64()
+        })
+        .max()
+        .unwrap();
+    let bound_ms = ((slowest_other_ms + 1000) * 2).max(2000);
+    let mut bounded = 0;
+    for (key, e) in s["executions"].as_object().unwrap() {
+        if !key.starts_with(&hash) || key.ends_with("@old") {
+            continue;
+        }
+        let t = e["timeout_ms"].as_u64().unwrap();
+        assert!(
+            t <= bound_ms && t < 6000,
+            "{key} waited {t} ms (bound {bound_ms} ms, cap 6000)"
+        );
+        bounded += 1;
+    }
+    assert!(bounded >= 3, "the repeat and the mutant runs: {bounded}");
+}

@@ -11,22 +11,33 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct EvalArgs {
-    #[arg(long)]
+    /// The repository at the buggy commit (c_old); only read.
+    #[arg(long, value_name = "DIR")]
     repo: PathBuf,
-    #[arg(long)]
+    /// The fix as a unified diff: the test runs on c_old and on c_old plus this patch.
+    #[arg(long, value_name = "FILE")]
     golden_patch: PathBuf,
-    /// The test module to evaluate.
-    #[arg(long)]
+    /// The test module to evaluate (a test_*.py file).
+    #[arg(long, value_name = "FILE")]
     test: PathBuf,
-    #[arg(long)]
+    /// The interpreter pytest runs with. Default: python3 from PATH if it has pytest, else
+    /// a venv evootter manages.
+    #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
-    #[arg(long = "pythonpath")]
+    /// A directory, relative to the repository root, put on PYTHONPATH (repeatable).
+    /// Default: the root, plus src/ when it exists.
+    #[arg(long = "pythonpath", value_name = "REL")]
     pythonpath: Vec<String>,
-    /// Repo-relative directory the test is placed in (default: tests/ if present).
-    #[arg(long)]
+    /// Where the test is placed in the repository, relative to its root. Default: tests/,
+    /// else test/, else the root.
+    #[arg(long, value_name = "REL")]
     test_dir: Option<String>,
-    #[arg(long, default_value_t = 60.0)]
+    /// Cap on each of the two executions, in seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
+    /// Run the test without the sandbox (network and writes outside its copy allowed).
+    #[arg(long)]
+    no_sandbox: bool,
     /// Print {old, new, f2p} as JSON.
     #[arg(long)]
     json: bool,
@@ -40,6 +51,11 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
         a.repo.is_dir(),
         "repository {} does not exist",
         a.repo.display()
+    );
+    anyhow::ensure!(
+        a.test.extension().is_some_and(|x| x == "py"),
+        "--test {} is not a Python test module; pass a test_*.py file",
+        a.test.display()
     );
     let source = std::fs::read_to_string(&a.test)
         .with_context(|| format!("cannot read test {}", a.test.display()))?;
@@ -68,6 +84,10 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
         python: pyenv.path.clone(),
         pythonpath,
         jobs: 2,
+        isolation: exec::Wanted {
+            sandbox: !a.no_sandbox,
+            namespaces: true,
+        },
     })?;
     let (f2p, old, new) = evootter::eval::evaluate(
         &executor,
@@ -79,6 +99,20 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
         Duration::from_secs_f64(a.timeout),
     )
     .await?;
+    // No test collected is an input error, not an answer: "not F2P" would blame the test's
+    // content for what is its file (or its test names).
+    if old.counts == exec::TestCounts::default() && old.outcome == exec::Outcome::Error {
+        let hint = if old.raw_log.contains("no tests ran") {
+            "pytest collected no tests from it: name the test functions test_*"
+        } else {
+            "pytest could not collect it"
+        };
+        anyhow::bail!(
+            "--test {}: {hint}. Its c_old log:\n{}",
+            a.test.display(),
+            old.raw_log.trim_end()
+        );
+    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&f2p)?);
     } else {

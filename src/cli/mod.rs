@@ -44,6 +44,15 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Show(_) | Command::Mutants(_) | Command::Prompts(_)
+    ) {
+        // Printing commands end quietly when their reader does (`show | head`), as Unix
+        // tools do. Not for `run`, whose network and pipe errors must stay errors.
+        // SAFETY: setting a signal disposition before any thread that could race it exists.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -66,10 +75,24 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes, each said once: many messages already end with their cause
+/// (`cannot read X: No such file or directory`), and printing the chain again would repeat it.
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 /// Default parallelism: the machine's cores.

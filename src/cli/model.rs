@@ -99,3 +99,28 @@ pub fn build(
     };
     Ok(Some(model))
 }
+
+/// Checks `--llm` and `--reasoning` before anything is created: an unknown provider or a
+/// missing script would otherwise fail after the session exists. (A missing API key is
+/// reported later, with the session saved, so that exporting the key and resuming needs no
+/// retyping of the run's flags.)
+pub fn check_spec(spec: &str, reasoning: Option<&str>) -> anyhow::Result<()> {
+    match spec {
+        "anthropic" => {
+            if let Some(r) = reasoning {
+                thinking_budget(r)?;
+            }
+        }
+        "openai" => {}
+        other => match other.strip_prefix("scripted:") {
+            Some(file) => anyhow::ensure!(
+                std::path::Path::new(file).is_file(),
+                "--llm scripted:{file}: the script file does not exist"
+            ),
+            None => {
+                anyhow::bail!("unknown --llm `{other}`; use anthropic, openai or scripted:FILE")
+            }
+        },
+    }
+    Ok(())
+}

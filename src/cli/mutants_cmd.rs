@@ -9,16 +9,17 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct MutantsArgs {
-    /// The repository at the buggy commit.
-    #[arg(long)]
+    /// The repository at the buggy commit (only read).
+    #[arg(long, value_name = "DIR")]
     repo: PathBuf,
-    /// A focal function, FILE::QUALNAME (repeatable).
-    #[arg(long = "focal", required = true)]
+    /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made.
+    #[arg(long = "focal", required = true, value_name = "FILE::QUALNAME")]
     focal: Vec<FocalFunction>,
     /// How many unique mutants to make (m).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_name = "M")]
     count: usize,
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the random draws: the same seed gives the same mutants (as `run --seed`).
+    #[arg(long, default_value_t = 1, value_name = "S")]
     seed: u64,
     /// Print a JSON list of {id, kind, file, function, line, diff}.
     #[arg(long)]

@@ -101,10 +101,14 @@ impl Progress {
                 done,
                 total,
                 kills,
+                timeouts,
                 ..
             } => {
                 let label = generation.map_or("evaluate".to_string(), |g| format!("gen {g}"));
-                let s = format!("   [{label}] executions {done}/{total}, kills so far {kills}");
+                let mut s = format!("   [{label}] executions {done}/{total}, kills so far {kills}");
+                if timeouts > 0 {
+                    s.push_str(&format!(", timeouts {timeouts}"));
+                }
                 if self.tty {
                     self.live(s);
                 } else if total > 0 && (done * 10 / total != (done - 1) * 10 / total || done == total) {

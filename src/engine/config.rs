@@ -136,6 +136,10 @@ pub struct RunConfig {
     /// `--llm-retries`: retries after a failed attempt (`None`: the provider default, 5).
     #[serde(default)]
     pub llm_retries: Option<u32>,
+    /// Executions run sandboxed: no network, writes only into the working copy, its temp dir
+    /// and a private home (`--no-sandbox` turns it off).
+    #[serde(default = "yes")]
+    pub sandbox: bool,
 }
 
 fn yes() -> bool {

@@ -38,6 +38,9 @@ pub enum Event {
         done: usize,
         total: usize,
         kills: usize,
+        /// Executions of this step that hit their timeout so far.
+        #[serde(default)]
+        timeouts: usize,
     },
     Selected {
         generation: usize,

@@ -52,12 +52,30 @@ pub enum EngineError {
     State(String),
 }
 
+impl EngineError {
+    /// Whether `run --resume` can get past this error once its cause is fixed outside the
+    /// session (a key exported, an endpoint back, a file restored, disk space freed). The
+    /// others would repeat on resume: the run has to start over.
+    pub fn resumable(&self) -> bool {
+        match self {
+            EngineError::Exec(_)
+            | EngineError::Session(_)
+            | EngineError::Golden(_)
+            | EngineError::RepoChanged { .. }
+            | EngineError::ReadSource { .. }
+            | EngineError::Llm { .. } => true,
+            EngineError::Mutate(_) | EngineError::State(_) => false,
+        }
+    }
+}
+
 /// Counters of the step in flight, for progress events.
 #[derive(Default)]
 struct StepProgress {
     done: usize,
     total: usize,
     kills: usize,
+    timeouts: usize,
 }
 
 /// One execution waiting to run.
@@ -334,6 +352,32 @@ impl Engine {
         self.doc.execution(test, target).is_some()
     }
 
+    fn hangs_on_old(&self, test: &TestId) -> bool {
+        self.doc
+            .execution(test, &Target::Old)
+            .is_some_and(|e| e.outcome == Outcome::Timeout)
+    }
+
+    /// The timeout for the remaining runs of a test that hung on `c_old`: what the slowest
+    /// test of the generation that did finish needed there, doubled, plus a second. A mutant
+    /// that makes the hanging test finish within that still shows; the others no longer wait
+    /// the full cap again, each.
+    fn hang_bound(&self, tests: &[TestId]) -> Duration {
+        let cap = self.doc.config.timeout_secs;
+        let slowest = tests
+            .iter()
+            .filter_map(|t| self.doc.execution(t, &Target::Old))
+            .filter(|e| e.outcome != Outcome::Timeout)
+            .map(|e| e.duration_ms as f64 / 1000.0)
+            .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d))));
+        let secs = match slowest {
+            Some(s) => (s + 1.0) * 2.0,
+            // Every test hangs: nothing to measure against.
+            None => 5.0,
+        };
+        Duration::from_secs_f64(secs.max(2.0).min(cap))
+    }
+
     async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
         let gen_ = self.generation(g)?.clone();
         let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
@@ -348,38 +392,47 @@ impl Engine {
             .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
             .sum();
 
-        // Baselines first: mutant timeouts are derived from them.
-        let mut baselines = Vec::new();
-        for t in &gen_.tests {
-            for target in self.doc.config.baseline_targets() {
-                if !self.has_run(t, &target) {
-                    baselines.push(Job {
-                        test: t.clone(),
-                        target,
-                        request: ExecRequest {
-                            test: self.test_file(t),
-                            overrides: vec![],
-                            removed: vec![],
-                            timeout: cap,
-                        },
-                    });
+        // Baselines first: mutant timeouts are derived from them. The repeat runs after the
+        // first run, so a test already known to hang is not waited for twice at the full cap.
+        for target in self.doc.config.baseline_targets() {
+            let mut baselines = Vec::new();
+            for t in &gen_.tests {
+                if self.has_run(t, &target) {
+                    continue;
                 }
+                let timeout = match target {
+                    Target::OldRepeat if self.hangs_on_old(t) => self.hang_bound(&gen_.tests),
+                    _ => cap,
+                };
+                baselines.push(Job {
+                    test: t.clone(),
+                    target: target.clone(),
+                    request: ExecRequest {
+                        test: self.test_file(t),
+                        overrides: vec![],
+                        removed: vec![],
+                        timeout,
+                    },
+                });
             }
+            self.run_jobs(Some(g), baselines, &mut progress).await?;
         }
-        self.run_jobs(Some(g), baselines, &mut progress).await?;
 
         let mut jobs = Vec::new();
         for t in &gen_.tests {
-            let base = self
-                .doc
-                .config
-                .baseline_targets()
-                .iter()
-                .filter_map(|tg| self.doc.execution(t, tg))
-                .map(|e| e.duration_ms as f64 / 1000.0)
-                .fold(0.0, f64::max);
-            let timeout =
-                Duration::from_secs_f64(self.doc.config.mutant_timeout_secs(base).max(1.0));
+            let timeout = if self.hangs_on_old(t) {
+                self.hang_bound(&gen_.tests)
+            } else {
+                let base = self
+                    .doc
+                    .config
+                    .baseline_targets()
+                    .iter()
+                    .filter_map(|tg| self.doc.execution(t, tg))
+                    .map(|e| e.duration_ms as f64 / 1000.0)
+                    .fold(0.0, f64::max);
+                Duration::from_secs_f64(self.doc.config.mutant_timeout_secs(base).max(1.0))
+            };
             for id in &gen_.mutants {
                 let target = Target::Mutant(id.clone());
                 if self.has_run(t, &target) {
@@ -500,6 +553,7 @@ impl Engine {
             let outcome = result.outcome;
             let killed = self.record(&test, &target, timeout, result);
             progress.kills += usize::from(killed == Some(true));
+            progress.timeouts += usize::from(outcome == Outcome::Timeout);
             progress.done += 1;
             self.emit(Event::ExecutionDone {
                 generation,
@@ -510,6 +564,7 @@ impl Engine {
                 done: progress.done,
                 total: progress.total,
                 kills: progress.kills,
+                timeouts: progress.timeouts,
             });
             if let Some(job) = pending.next() {
                 spawn(&mut set, job);
@@ -555,7 +610,12 @@ impl Engine {
             timeout_ms: timeout.as_millis() as u64,
             seq,
             pid: std::process::id(),
+            changed: r.changed,
+            denied: r.denied,
         };
+        if *target == Target::Old {
+            self.note_old_run(test, &exec);
+        }
         let killed = match target {
             Target::Mutant(_) => self
                 .doc
@@ -567,27 +627,40 @@ impl Engine {
         killed
     }
 
+    /// What a test's first `c_old` run revealed that the user must hear about at once: it
+    /// hangs, it changed its working copy, or the sandbox stopped it.
+    fn note_old_run(&mut self, test: &TestId, e: &Execution) {
+        let name = self.doc.tests[test].name.clone();
+        let mut msgs = vec![];
+        if e.outcome == Outcome::Timeout {
+            msgs.push(format!(
+                "{test} ({name}) timed out on c_old after {:.0} s: it hangs; its other runs are \
+                 bounded by what the other tests need",
+                e.timeout_ms as f64 / 1000.0
+            ));
+        }
+        if !e.changed.is_empty() {
+            msgs.push(format!(
+                "{test} ({name}) changed its working copy on c_old ({}); every change is undone \
+                 before the next run, so no other test sees it",
+                e.changed.join(", ")
+            ));
+        }
+        for d in &e.denied {
+            msgs.push(format!("{test} ({name}): {d}"));
+        }
+        for m in msgs {
+            if !self.doc.notes.contains(&m) {
+                self.note(m);
+            }
+        }
+    }
+
     // ---- Select -------------------------------------------------------------------------
 
     async fn step_select(&mut self, g: usize) -> Result<(), EngineError> {
         let gen_ = self.generation(g)?.clone();
-        let facts: Vec<TestFacts> = gen_
-            .tests
-            .iter()
-            .map(|t| {
-                let old = self.doc.execution(t, &Target::Old);
-                let score = gen_.scores.get(t);
-                TestFacts {
-                    id: t.clone(),
-                    old_outcome: old.map_or(Outcome::Error, |e| e.outcome),
-                    old_failure_kind: old.and_then(|e| e.failure_kind),
-                    // A flaky test's log differences are noise, not kills.
-                    kills: score.filter(|s| !s.flaky).map_or(0, |s| s.kills.len()),
-                    rescues: score.filter(|s| !s.flaky).map_or(0, |s| s.rescues.len()),
-                    source_len: self.doc.tests[t].source.len(),
-                }
-            })
-            .collect();
+        let facts = TestFacts::of_generation(&self.doc, &gen_);
         let cfg = &self.doc.config;
         let params = SelectionParams {
             strategy: cfg.selection,

@@ -6,7 +6,7 @@ use crate::exec::Outcome;
 use crate::llm::CallTotals;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The report (keys fixed by the engine issue; more may be added, none removed).
 pub fn report(doc: &SessionDoc) -> Value {
@@ -86,12 +86,26 @@ pub fn report(doc: &SessionDoc) -> Value {
         .tests
         .values()
         .map(|c| {
-            (
-                c.id.as_str(),
-                json!({"name": c.name, "path": c.rel_path,
-                       "old": doc.execution(&c.id, &Target::Old).map(|e| e.outcome),
-                       "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)}),
-            )
+            (c.id.as_str(), {
+                let old = doc.execution(&c.id, &Target::Old);
+                let mut v = json!({"name": c.name, "path": c.rel_path,
+                           "old": old.map(|e| e.outcome),
+                           "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)});
+                // What a test did beyond passing or failing: it hung, changed its copy,
+                // or hit the sandbox (on c_old, where every test runs).
+                if let Some(e) = old {
+                    if e.outcome == Outcome::Timeout {
+                        v["hangs_on_c_old"] = json!(true);
+                    }
+                    if !e.changed.is_empty() {
+                        v["changed_copy"] = json!(e.changed);
+                    }
+                    if !e.denied.is_empty() {
+                        v["sandbox_denied"] = json!(e.denied);
+                    }
+                }
+                v
+            })
         })
         .collect();
     let mut r = json!({
@@ -117,6 +131,7 @@ pub fn report(doc: &SessionDoc) -> Value {
         "rescue_tiebreak": doc.config.rescue_tiebreak,
         "crossover": doc.config.crossover,
         "seed": doc.config.seed,
+        "sandbox": doc.config.sandbox,
         "notes": doc.notes,
     });
     let mut step_totals: BTreeMap<&str, CallTotals> = BTreeMap::new();
@@ -182,26 +197,29 @@ pub fn add_file_patch(rel_path: &str, source: &str) -> String {
 }
 
 /// Write report.json, and once there is a final test, the test file and final.patch, into
-/// `out`. Returns the final test's path.
-pub fn write_outputs(doc: &SessionDoc, out: &Path) -> std::io::Result<Option<PathBuf>> {
-    std::fs::create_dir_all(out)?;
+/// `out`. A file of the user's is never written over: the final test takes another name if
+/// its own is taken (and the report says which), `report.json` or `final.patch` that are
+/// the user's stop it with an error. Returns the final test's path.
+pub fn write_outputs(
+    doc: &SessionDoc,
+    out: &crate::outdir::OutDir,
+) -> Result<Option<PathBuf>, crate::outdir::OutDirError> {
     let mut final_path = None;
     if let Some(t) = &doc.final_test {
         let c = &doc.tests[t];
-        let p = out.join(&c.name);
-        std::fs::write(&p, &c.source)?;
-        std::fs::write(
-            out.join("final.patch"),
-            add_file_patch(&c.rel_path, &c.source),
+        let name = out.free_name(&c.name);
+        final_path = Some(out.write(&name, c.source.as_bytes())?);
+        out.write(
+            "final.patch",
+            add_file_patch(&c.rel_path, &c.source).as_bytes(),
         )?;
-        final_path = Some(p);
     }
     let mut r = report(doc);
     if let Some(p) = &final_path {
         r["final_test"] = json!(p.display().to_string());
     }
-    let text = serde_json::to_string_pretty(&r).map_err(std::io::Error::other)?;
-    std::fs::write(out.join("report.json"), text + "\n")?;
+    let text = serde_json::to_string_pretty(&r).unwrap_or_default();
+    out.write("report.json", (text + "\n").as_bytes())?;
     Ok(final_path)
 }
 

@@ -135,6 +135,12 @@ pub struct Execution {
     pub seq: u64,
     /// Which process ran it (differs before and after a resume).
     pub pid: u32,
+    /// What the test changed in its working copy (undone before the next run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+    /// What the sandbox refused, as the log shows it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub denied: Vec<String>,
 }
 
 /// A test's standing in one generation's kill matrix row.
@@ -416,6 +422,7 @@ pub(crate) mod fixtures {
             prompting: Prompting::Single,
             llm_reasoning: None,
             llm_retries: None,
+            sandbox: true,
         }
     }
 
@@ -441,6 +448,8 @@ pub(crate) mod fixtures {
             timeout_ms: 1,
             seq: 1,
             pid: 1,
+            changed: vec![],
+            denied: vec![],
         }
     }
 
@@ -516,6 +525,8 @@ mod tests {
                 timeout_ms: 5000,
                 seq: 1,
                 pid: 42,
+                changed: vec![],
+                denied: vec![],
             },
         );
         d.phase = Phase::Select { generation: 0 };

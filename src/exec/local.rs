@@ -1,13 +1,15 @@
-//! The local executor: pytest runs in private copies of the repository ("workers"), one run per
-//! worker at a time. Each run places the candidate test and the mutant's files into a worker's
-//! copy, runs pytest deterministically in its own process group, and restores the copy, so the
-//! user's repository is only ever read.
+//! The local executor: pytest runs in private working copies of the repository ("workers"),
+//! one run per worker at a time, each run sealed (it starts from exactly the repository's
+//! content, whatever the previous one did), reaped (no process outlives it) and, unless
+//! `--no-sandbox`, sandboxed (no network, writes only into its copy, temp dir and home). The
+//! user's repository is only ever read: it is copied once into a pristine base.
 
 use crate::exec::junit::{read_junit, reconcile_exit_code, refine_with_log};
-use crate::exec::leftovers::TreeSnapshot;
 use crate::exec::normalize::normalize_log;
+use crate::exec::sandbox::{self, Protections, RunPaths, Seal, Wanted};
+use crate::exec::seal::{self, Rescan, Staged};
 use crate::exec::types::{
-    BoxFuture, ExecError, ExecRequest, ExecResult, Executor, FileOverride, Outcome, TestCounts,
+    BoxFuture, ExecError, ExecRequest, ExecResult, Executor, Outcome, TestCounts,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -46,6 +48,9 @@ const LOG_DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Prefix of the line appended to the raw log of a run killed at its timeout.
 pub const TIMEOUT_MARKER: &str = "[evootter] timeout after";
 
+/// Prefix of the lines evootter appends to a run's log (copy changes, sandbox refusals).
+pub const NOTICE_PREFIX: &str = "[evootter]";
+
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
     /// The user's repository; read, never written.
@@ -55,22 +60,36 @@ pub struct LocalConfig {
     /// Directories relative to the repository root put on PYTHONPATH after the root itself
     /// (for example `src` for src-layout projects).
     pub pythonpath: Vec<String>,
-    /// Number of worker copies, i.e. concurrent pytest runs.
+    /// Number of workers, i.e. concurrent pytest runs.
     pub jobs: usize,
+    /// Protections asked for (sandbox on by default); the kernel may not give all of them.
+    pub isolation: Wanted,
 }
 
 struct Worker {
+    /// Where pytest runs: the overlay's mount point, or (rescan) the worker's own copy.
     copy: PathBuf,
-    /// The copy's directory tree as made, to undo what a test writes or deletes.
-    tree: Mutex<TreeSnapshot>,
+    /// The worker's private directory: its runs' temp dirs and overlay layers.
     scratch: PathBuf,
-    basetemp: PathBuf,
-    junit: PathBuf,
+    /// Made fresh for every run: `home/`, `tmp/`, pytest's basetemp, the junit report.
+    run_dir: PathBuf,
+    /// The rescan seal's record of the copy (`None` with the overlay).
+    rescan: Option<Mutex<Rescan>>,
+}
+
+impl Worker {
+    fn basetemp(&self) -> PathBuf {
+        self.run_dir.join("basetemp")
+    }
+
+    fn junit(&self) -> PathBuf {
+        self.run_dir.join("junit.xml")
+    }
 }
 
 pub struct LocalExecutor {
-    /// The user's repository: the source the copies are made from and restored from.
-    repo: PathBuf,
+    /// The pristine copy of the repository every run starts from.
+    base: PathBuf,
     id: u64,
     workers: Vec<Worker>,
     free: Mutex<Vec<usize>>,
@@ -78,12 +97,16 @@ pub struct LocalExecutor {
     python: PathBuf,
     pythonpath: Vec<String>,
     python_version: String,
+    /// The interpreter's user base (`~/.local`), kept reachable under the run's private HOME.
+    user_base: Option<String>,
+    protections: Protections,
+    next_layer: AtomicU64,
     // Last field: dropped after everything that refers to paths inside it.
     _run_root: tempfile::TempDir,
 }
 
-/// Process groups of running pytest processes, with the executor that started each, so a
-/// Ctrl-C handler can kill them all and a dropped executor its own.
+/// The supervisors (W, see `sandbox::child`) of running executions, with the executor that
+/// started each, so a Ctrl-C handler can end them all and a dropped executor its own.
 static RUNNING: LazyLock<Mutex<HashMap<i32, u64>>> = LazyLock::new(Default::default);
 static NEXT_EXECUTOR_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -93,40 +116,54 @@ fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Kills every pytest process group any executor in this process has running. For the Ctrl-C
-/// handler: the runs themselves then see their processes die and clean up their copies.
+/// Ends every execution any executor in this process has running. For the Ctrl-C handler:
+/// each supervisor kills its run's processes and exits; the runs then see that and clean up
+/// their copies.
 pub fn kill_all_running() {
-    for &pgid in running().keys() {
-        // SAFETY: killpg has no memory-safety preconditions.
-        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    for &pid in running().keys() {
+        // SAFETY: kill has no memory-safety preconditions; the pid is a child not yet reaped.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
     }
 }
 
+/// The interpreter's version and user base, from one start of it.
+fn interpreter_facts(python: &Path) -> Result<(String, Option<String>), ExecError> {
+    let out = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import site, sys; print(sys.version.split()[0]); print(site.getuserbase())",
+        ])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| ExecError::Spawn {
+            python: python.display().to_string(),
+            source,
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines().map(str::trim);
+    let version = lines.next().unwrap_or_default().to_owned();
+    if !out.status.success() || version.is_empty() {
+        return Err(ExecError::Other(format!(
+            "`{}` did not run: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let user_base = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
+    Ok((version, user_base))
+}
+
 impl LocalExecutor {
-    /// Creates `jobs` private copies of `cfg.repo` under one temporary run root (removed when
-    /// the executor is dropped) and checks that the interpreter starts.
+    /// Copies `cfg.repo` once into a base under a temporary run root (removed when the
+    /// executor is dropped), finds out which protections this kernel gives, and makes `jobs`
+    /// workers.
     pub fn new(cfg: LocalConfig) -> Result<Self, ExecError> {
         let repo = cfg
             .repo
             .canonicalize()
             .map_err(|source| working_copy(&cfg.repo, source))?;
-        let version = std::process::Command::new(&cfg.python)
-            .args(["-c", "import sys; print(sys.version.split()[0])"])
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|source| ExecError::Spawn {
-                python: cfg.python.display().to_string(),
-                source,
-            })?;
-        let python_version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
-        if !version.status.success() || python_version.is_empty() {
-            return Err(ExecError::Other(format!(
-                "`{}` did not run: {}",
-                cfg.python.display(),
-                String::from_utf8_lossy(&version.stderr).trim()
-            )));
-        }
+        let (python_version, user_base) = interpreter_facts(&cfg.python)?;
 
         let run_root = create_run_root()?;
         // Canonical, because pytest prints real paths and normalization replaces them literally.
@@ -141,6 +178,13 @@ impl LocalExecutor {
                 repo.display()
             )));
         }
+        let base = root.join("base");
+        copy_tree(&repo, &base)?;
+        let probe_dir = root.join("probe");
+        let protections =
+            Protections::probe(&cfg.python, &probe_dir, cfg.isolation).map_err(ExecError::Other)?;
+        let _ = std::fs::remove_dir_all(&probe_dir);
+
         let jobs = cfg.jobs.max(1);
         // Equal-length worker paths: pytest shortens long reprs mid-string, and the cut must
         // fall at the same place in every worker for their logs to compare equal.
@@ -149,18 +193,27 @@ impl LocalExecutor {
         for i in 0..jobs {
             let copy = root.join(format!("worker-{i:0width$}"));
             let scratch = root.join(format!("scratch-{i:0width$}"));
-            copy_tree(&repo, &copy)?;
+            let rescan = match protections.seal() {
+                // An empty directory: the overlay is mounted on it inside each run.
+                Seal::Overlay => {
+                    std::fs::create_dir_all(&copy).map_err(|source| working_copy(&copy, source))?;
+                    None
+                }
+                Seal::Rescan => {
+                    copy_tree(&base, &copy)?;
+                    Some(Mutex::new(Rescan::take(&copy)))
+                }
+            };
             std::fs::create_dir_all(&scratch).map_err(|source| working_copy(&scratch, source))?;
             workers.push(Worker {
-                tree: Mutex::new(TreeSnapshot::take(&copy)),
-                basetemp: scratch.join("basetemp"),
-                junit: scratch.join("junit.xml"),
+                run_dir: scratch.join("run"),
                 copy,
                 scratch,
+                rescan,
             });
         }
         Ok(Self {
-            repo,
+            base,
             id: NEXT_EXECUTOR_ID.fetch_add(1, Ordering::Relaxed),
             workers,
             free: Mutex::new((0..jobs).rev().collect()),
@@ -168,13 +221,27 @@ impl LocalExecutor {
             python: cfg.python,
             pythonpath: cfg.pythonpath,
             python_version,
+            user_base,
+            protections,
+            next_layer: AtomicU64::new(0),
             _run_root: run_root,
         })
     }
 
-    /// The private copy of worker `i` (for tests and diagnostics).
+    /// Where worker `i` runs pytest (for tests and diagnostics). With the overlay seal this
+    /// directory is empty outside a run.
     pub fn worker_copy(&self, i: usize) -> Option<&Path> {
         self.workers.get(i).map(|w| w.copy.as_path())
+    }
+
+    /// The pristine copy every run starts from.
+    pub fn base_copy(&self) -> &Path {
+        &self.base
+    }
+
+    /// What protects the user's machine and the next run, and what this kernel lacks.
+    pub fn protections(&self) -> &Protections {
+        &self.protections
     }
 
     async fn acquire(&self) -> Result<Lease<'_>, ExecError> {
@@ -222,23 +289,8 @@ impl LocalExecutor {
         }
     }
 
-    async fn run_in(&self, lease: Lease<'_>, req: ExecRequest) -> Result<ExecResult, ExecError> {
-        let w = &self.workers[lease.idx];
-        let test_rel = checked_rel_path(&req.test.rel_path)?;
-
-        // Declared before the process guard so it is dropped after it: the copy is restored
-        // only once every process that could still read it is dead.
-        let mut staging = Staging::new(&w.copy);
-        staging.cleanup.push(w.junit.clone());
-        remove_path(&w.junit);
-        staging.place(&req.test)?;
-        for file in &req.overrides {
-            staging.place(file)?;
-        }
-        for rel in &req.removed {
-            staging.remove(rel)?;
-        }
-
+    /// The environment every run gets, sandboxed or not, so that both give the same logs.
+    fn environment(&self, w: &Worker, cmd: &mut tokio::process::Command) {
         let mut pythonpath = vec![w.copy.display().to_string()];
         for dir in &self.pythonpath {
             let dir = dir.trim_matches('/');
@@ -246,33 +298,10 @@ impl LocalExecutor {
                 pythonpath.push(w.copy.join(dir).display().to_string());
             }
         }
-
-        let (log_read, log_write) = pipe().map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
-        let log_write2 = log_write
-            .try_clone()
-            .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
-        let mut cmd = tokio::process::Command::new(&self.python);
-        cmd.args(["-B", "-m", "pytest"])
-            .arg(&test_rel)
-            .args([
-                "-p",
-                "no:cacheprovider",
-                "-p",
-                "no:randomly",
-                "-p",
-                "no:random_order",
-            ])
-            .args(["--no-header", "-rA", "--tb=short", "--color=no"])
-            .arg(format!("--basetemp={}", w.basetemp.display()))
-            .arg(format!("--junitxml={}", w.junit.display()))
-            .current_dir(&w.copy)
-            .stdin(Stdio::null())
-            // One pipe behind both streams keeps stdout and stderr in the order written.
-            .stdout(Stdio::from(log_write))
-            .stderr(Stdio::from(log_write2))
-            // The user's extra pytest options and forced colours would make logs differ from
-            // run to run and machine to machine.
-            .env_remove("PYTEST_ADDOPTS")
+        let tmp = w.run_dir.join("tmp");
+        // The user's extra pytest options and forced colours would make logs differ from
+        // run to run and machine to machine.
+        cmd.env_remove("PYTEST_ADDOPTS")
             .env_remove("FORCE_COLOR")
             .env_remove("PY_COLORS")
             // pytest stops truncating assertion explanations when it believes it runs on CI
@@ -295,23 +324,114 @@ impl LocalExecutor {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env_remove("PYTHONPYCACHEPREFIX")
             .env("PYTHONPATH", pythonpath.join(":"))
+            // A home and temp dir of the run's own, emptied before every run: what a test
+            // caches in ~ or /tmp cannot reach the next one, and the sandbox lets it write
+            // there. The user's site-packages stay importable.
+            .env("HOME", w.run_dir.join("home"))
+            .env("TMPDIR", &tmp)
+            .env("TEMP", &tmp)
+            .env("TMP", &tmp);
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_DATA_HOME",
+            "XDG_STATE_HOME",
+            "XDG_RUNTIME_DIR",
+        ] {
+            cmd.env_remove(var);
+        }
+        if let Some(ub) = &self.user_base {
+            cmd.env("PYTHONUSERBASE", ub);
+        }
+    }
+
+    async fn run_in(&self, lease: Lease<'_>, req: ExecRequest) -> Result<ExecResult, ExecError> {
+        let w = &self.workers[lease.idx];
+        let test_rel = checked_rel_path(&req.test.rel_path)?;
+        let mut staged = Staged::default();
+        staged
+            .files
+            .insert(test_rel.clone(), req.test.content.clone().into_bytes());
+        for f in &req.overrides {
+            staged.files.insert(
+                checked_rel_path(&f.rel_path)?,
+                f.content.clone().into_bytes(),
+            );
+        }
+        for rel in &req.removed {
+            staged.removed.insert(checked_rel_path(rel)?);
+        }
+
+        remove_path(&w.run_dir);
+        for d in ["home", "tmp"] {
+            let p = w.run_dir.join(d);
+            std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
+        }
+        // Declared before the process guard so it is dropped after it: the copy is put back
+        // only once every process that could still use it is dead.
+        let mut sealed = Sealed {
+            worker: w,
+            base: &self.base,
+            layer: None,
+            staged,
+            done: false,
+        };
+        let removed: Vec<String> = sealed.staged.removed.iter().cloned().collect();
+        match self.protections.seal() {
+            Seal::Overlay => {
+                let layer = w.scratch.join(format!(
+                    "layer-{}",
+                    self.next_layer.fetch_add(1, Ordering::Relaxed)
+                ));
+                for d in ["upper", "work"] {
+                    let p = layer.join(d);
+                    std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
+                }
+                sealed.layer = Some(layer.clone());
+                seal::stage_layer(&layer.join("upper"), &self.base, &sealed.staged)
+                    .map_err(ExecError::Other)?;
+            }
+            Seal::Rescan => Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?,
+        }
+        let upper = sealed.layer.as_ref().map(|l| l.join("upper"));
+        let work = sealed.layer.as_ref().map(|l| l.join("work"));
+        let plan = self.protections.plan(&RunPaths {
+            copy: &w.copy,
+            base: &self.base,
+            layer: upper.as_deref().zip(work.as_deref()),
+            run_dir: &w.run_dir,
+            removed: &removed,
+        });
+
+        let (log_read, log_write) = pipe().map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
+        let log_write2 = log_write
+            .try_clone()
+            .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
+        let mut cmd = tokio::process::Command::new(&self.python);
+        cmd.args(["-B", "-m", "pytest"])
+            .arg(&test_rel)
+            .args([
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:random_order",
+            ])
+            .args(["--no-header", "-rA", "--tb=short", "--color=no"])
+            .arg(format!("--basetemp={}", w.basetemp().display()))
+            .arg(format!("--junitxml={}", w.junit().display()))
+            .current_dir(&w.copy)
+            .stdin(Stdio::null())
+            // One pipe behind both streams keeps stdout and stderr in the order written.
+            .stdout(Stdio::from(log_write))
+            .stderr(Stdio::from(log_write2))
             .process_group(0);
-        let parent = std::process::id();
-        // SAFETY: the closure only calls async-signal-safe functions (prctl, getppid, _exit).
+        self.environment(w, &mut cmd);
+        // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
+        // prepared before the fork.
         unsafe {
-            cmd.pre_exec(move || {
-                // The kernel kills pytest when evootter dies, even by SIGKILL. Strictly, when
-                // the spawning thread dies: runs are polled on runtime worker threads, which
-                // live as long as the runtime, never on short-lived blocking threads.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // evootter died between fork and prctl: nobody will ever read this run.
-                if libc::getppid() as u32 != parent {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
+            cmd.pre_exec(move || plan.enter());
         }
 
         let started = Instant::now();
@@ -322,27 +442,46 @@ impl LocalExecutor {
             python: self.python.display().to_string(),
             source,
         })?;
-        let pgid = child.id().map(|pid| pid as i32).unwrap_or(0);
-        let group = GroupGuard::register(pgid, self.id);
+        let pid = child.id().map(|pid| pid as i32).unwrap_or(0);
+        let mut supervisor = Supervisor::register(pid, self.id);
         let reader = LogReader::spawn(log_read);
 
         let status = match tokio::time::timeout(req.timeout, child.wait()).await {
             Ok(status) => Some(status.map_err(|e| ExecError::Other(format!("wait: {e}")))?),
             Err(_) => {
-                group.kill();
-                let _ = child.wait().await;
+                supervisor.terminate();
+                if tokio::time::timeout(SUPERVISOR_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    supervisor.kill_group();
+                    let _ = child.wait().await;
+                }
                 None
             }
         };
         let duration = started.elapsed();
-        // Kills what the test left running in the group (servers, subprocesses), then lets go.
-        drop(group);
+        // The supervisor has exited after killing everything of the run.
+        supervisor.reaped();
+        drop(supervisor);
         let bytes = reader.finish().await;
         let mut raw_log = String::from_utf8_lossy(&bytes).into_owned();
+        if status.is_some_and(|s| s.code() == Some(sandbox::SETUP_FAILED_EXIT))
+            && let Some((step, errno)) = sandbox::setup_failure(&raw_log)
+        {
+            return Err(ExecError::Other(format!(
+                "could not isolate the execution ({step}: {}); `--no-sandbox` runs without \
+                 the sandbox",
+                std::io::Error::from_raw_os_error(errno)
+            )));
+        }
+        let changed = sealed.finish();
+        let allowed = [w.copy.as_path(), w.run_dir.as_path()];
+        let denied = self.protections.denials(&raw_log, &allowed);
 
         let roots = vec![
             (w.copy.display().to_string(), "<WORK>"),
-            (w.basetemp.display().to_string(), "<TMP>"),
+            (w.basetemp().display().to_string(), "<TMP>"),
             (w.scratch.display().to_string(), "<TMP>"),
         ];
         let result = match status {
@@ -363,13 +502,18 @@ impl LocalExecutor {
                     status_map: BTreeMap::new(),
                     counts: TestCounts::default(),
                     duration,
+                    changed,
+                    denied,
                 }
             }
             Some(status) => {
                 let exit_code = status.code();
-                let mut report = read_junit(&w.junit, &test_rel);
+                let mut report = read_junit(&w.junit(), &test_rel);
                 refine_with_log(&mut report, &raw_log);
                 let outcome = reconcile_exit_code(report.outcome, exit_code);
+                // What evootter saw is part of the log: a test that vandalizes its copy, or
+                // that the sandbox stopped, shows it wherever its log is read.
+                append_notices(&mut raw_log, &changed, &denied);
                 ExecResult {
                     outcome,
                     failure_kind: report.failure_kind.filter(|_| outcome == Outcome::Failed),
@@ -380,13 +524,69 @@ impl LocalExecutor {
                     status_map: report.status_map,
                     counts: report.counts,
                     duration,
+                    changed,
+                    denied,
                 }
             }
         };
-        staging.restore()?;
-        lock(&w.tree).sweep(&w.copy, &self.repo);
         drop(lease);
         Ok(result)
+    }
+}
+
+/// The lines that end a log whose run changed its working copy or hit the sandbox.
+fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String]) {
+    if changed.is_empty() && denied.is_empty() {
+        return;
+    }
+    if !raw_log.is_empty() && !raw_log.ends_with('\n') {
+        raw_log.push('\n');
+    }
+    if !changed.is_empty() {
+        raw_log.push_str(&format!(
+            "{NOTICE_PREFIX} this run changed its working copy (undone before the next run): {}\n",
+            changed.join(", ")
+        ));
+    }
+    for d in denied {
+        raw_log.push_str(&format!("{NOTICE_PREFIX} {d}\n"));
+    }
+}
+
+/// Puts a worker back after a run, on the normal path (`finish`, which also says what the
+/// test changed) or when the run's future is dropped.
+struct Sealed<'a> {
+    worker: &'a Worker,
+    base: &'a Path,
+    /// The overlay layer of this run (`None` with the rescan seal).
+    layer: Option<PathBuf>,
+    staged: Staged,
+    done: bool,
+}
+
+impl Sealed<'_> {
+    fn finish(&mut self) -> Vec<String> {
+        if self.done {
+            return vec![];
+        }
+        self.done = true;
+        match (&self.layer, &self.worker.rescan) {
+            (Some(layer), _) => {
+                let changed = seal::layer_changes(&layer.join("upper"), self.base, &self.staged);
+                seal::remove_layer(layer);
+                changed
+            }
+            (None, Some(rescan)) => {
+                lock(rescan).restore(&self.worker.copy, self.base, &self.staged)
+            }
+            (None, None) => vec![],
+        }
+    }
+}
+
+impl Drop for Sealed<'_> {
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 
@@ -404,21 +604,26 @@ impl Executor for LocalExecutor {
 
     fn describe(&self) -> String {
         format!(
-            "local: {} worker{}, python {}",
+            "local: {} worker{}, python {}; {}",
             self.workers.len(),
             if self.workers.len() == 1 { "" } else { "s" },
-            self.python_version
+            self.python_version,
+            self.protections.describe()
         )
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.protections.missing().to_vec()
     }
 }
 
 impl Drop for LocalExecutor {
     fn drop(&mut self) {
         let mut running = running();
-        running.retain(|&pgid, &mut owner| {
+        running.retain(|&pid, &mut owner| {
             if owner == self.id {
-                // SAFETY: killpg has no memory-safety preconditions.
-                unsafe { libc::killpg(pgid, libc::SIGKILL) };
+                // SAFETY: kill has no memory-safety preconditions.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
                 false
             } else {
                 true
@@ -500,169 +705,75 @@ impl Drop for Lease<'_> {
     }
 }
 
-/// A registered process group, killed when the guard goes (normal end, timeout, or the run's
-/// future being dropped).
-struct GroupGuard {
-    pgid: i32,
+/// How long a supervisor may take to kill its run and exit before its group gets SIGKILL.
+const SUPERVISOR_GRACE: Duration = Duration::from_secs(5);
+
+/// A running execution's supervisor W, registered for Ctrl-C. Ending a run means SIGTERM to
+/// W, which kills every process of the run and then exits: W itself is killed outright only
+/// as a last resort (its group, while it is still unreaped, so the id cannot have been reused).
+struct Supervisor {
+    pid: i32,
+    reaped: bool,
 }
 
-impl GroupGuard {
-    fn register(pgid: i32, owner: u64) -> Self {
-        if pgid > 0 {
-            running().insert(pgid, owner);
+impl Supervisor {
+    fn register(pid: i32, owner: u64) -> Self {
+        if pid > 0 {
+            running().insert(pid, owner);
         }
-        Self { pgid }
+        Self { pid, reaped: false }
     }
 
-    fn kill(&self) {
-        if self.pgid > 0 {
+    fn terminate(&self) {
+        if self.pid > 0 && !self.reaped {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe { libc::kill(self.pid, libc::SIGTERM) };
+        }
+    }
+
+    fn kill_group(&self) {
+        if self.pid > 0 && !self.reaped {
             // SAFETY: killpg has no memory-safety preconditions.
-            unsafe { libc::killpg(self.pgid, libc::SIGKILL) };
+            unsafe { libc::killpg(self.pid, libc::SIGKILL) };
         }
+    }
+
+    /// W was waited for: its pid may be reused from now on, so it is never signalled again.
+    fn reaped(&mut self) {
+        self.reaped = true;
     }
 }
 
-impl Drop for GroupGuard {
+impl Drop for Supervisor {
     fn drop(&mut self) {
-        // After the leader is reaped the group id stays reserved while any member lives, so
-        // this reaches only stragglers of this run.
-        self.kill();
-        running().remove(&self.pgid);
-    }
-}
-
-/// Files placed into a worker copy for one run, and how to undo each: restore the saved
-/// original or delete what did not exist, including directories created for it.
-struct Staging {
-    root: PathBuf,
-    placed: Vec<(PathBuf, Option<Vec<u8>>)>,
-    created_dirs: Vec<PathBuf>,
-    /// Scratch paths outside the copy to remove afterwards (the junit file).
-    cleanup: Vec<PathBuf>,
-}
-
-impl Staging {
-    fn new(root: &Path) -> Self {
-        Self {
-            root: root.to_owned(),
-            placed: Vec::new(),
-            created_dirs: Vec::new(),
-            cleanup: Vec::new(),
-        }
-    }
-
-    fn place(&mut self, file: &FileOverride) -> Result<(), ExecError> {
-        let rel = checked_rel_path(&file.rel_path)?;
-        let target = self.root.join(&rel);
-        let parent = target.parent().unwrap_or(&self.root).to_owned();
-
-        let mut missing = Vec::new();
-        let mut existing = parent.as_path();
-        while !existing.exists() && existing != self.root {
-            missing.push(existing.to_owned());
-            existing = existing.parent().unwrap_or(&self.root);
-        }
-        // A symlink in the copy may point back into the user's repository; never write
-        // through one that leaves the copy.
-        let probe = if target.symlink_metadata().is_ok() {
-            &target
-        } else {
-            existing
-        };
-        let real = probe
-            .canonicalize()
-            .map_err(|source| working_copy(probe, source))?;
-        if !real.starts_with(&self.root) {
-            return Err(ExecError::Other(format!(
-                "refusing to write {}: it resolves to {}, outside the working copy",
-                file.rel_path,
-                real.display()
-            )));
-        }
-        if let Some(top) = missing.last() {
-            std::fs::create_dir_all(&parent).map_err(|source| working_copy(&parent, source))?;
-            self.created_dirs.push(top.clone());
-        }
-        if !self.placed.iter().any(|(p, _)| *p == target) {
-            let original = match std::fs::read(&target) {
-                Ok(bytes) => Some(bytes),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(source) => return Err(working_copy(&target, source)),
-            };
-            self.placed.push((target.clone(), original));
-        }
-        purge_bytecode(&target);
-        std::fs::write(&target, &file.content).map_err(|source| working_copy(&target, source))
-    }
-
-    /// Deletes a repository file for one run (a patch that deletes it); restored afterwards.
-    fn remove(&mut self, rel: &str) -> Result<(), ExecError> {
-        let rel = checked_rel_path(rel)?;
-        let target = self.root.join(&rel);
-        if target.is_symlink() || !target.is_file() {
-            // Nothing to delete here (or a symlink, never followed): the run sees it absent
-            // only if it is absent already.
-            return Ok(());
-        }
-        if !self.placed.iter().any(|(p, _)| *p == target) {
-            let original =
-                std::fs::read(&target).map_err(|source| working_copy(&target, source))?;
-            self.placed.push((target.clone(), Some(original)));
-        }
-        purge_bytecode(&target);
-        std::fs::remove_file(&target).map_err(|source| working_copy(&target, source))
-    }
-
-    /// Puts the copy back; idempotent, so the `Drop` fallback after an explicit call is a no-op.
-    fn restore(&mut self) -> Result<(), ExecError> {
-        let mut first_error = None;
-        for (path, original) in self.placed.drain(..).rev() {
-            let res = match original {
-                Some(bytes) => std::fs::write(&path, bytes),
-                None => match std::fs::remove_file(&path) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                    other => other,
-                },
-            };
-            purge_bytecode(&path);
-            if let Err(source) = res {
-                first_error.get_or_insert(working_copy(&path, source));
+        if !self.reaped && self.pid > 0 {
+            // A run dropped mid-flight (its future cancelled): W ends it, and the copy is put
+            // back (right after this guard) only once W is done, i.e. a zombie not yet
+            // reaped. Bounded, and only on this cancellation path.
+            self.terminate();
+            let deadline = Instant::now() + SUPERVISOR_GRACE;
+            while !exited(self.pid) {
+                if Instant::now() > deadline {
+                    self.kill_group();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
-        for dir in self.created_dirs.drain(..).rev() {
-            remove_path(&dir);
-        }
-        for path in self.cleanup.drain(..) {
-            remove_path(&path);
-        }
-        first_error.map_or(Ok(()), Err)
+        running().remove(&self.pid);
     }
 }
 
-impl Drop for Staging {
-    fn drop(&mut self) {
-        let _ = self.restore();
-    }
-}
-
-/// Defence in depth against stale bytecode should something in a run write a `.pyc` after
-/// all (a subprocess started without our environment): removes `__pycache__/<stem>.*.pyc`
-/// beside a file whose content is about to change, covering both CPython's cache and
-/// pytest's assertion-rewrite cache (`<stem>.cpython-311-pytest-9.2.0.pyc`).
-fn purge_bytecode(source: &Path) {
-    let (Some(dir), Some(stem)) = (source.parent(), source.file_stem()) else {
-        return;
-    };
-    let Ok(entries) = std::fs::read_dir(dir.join("__pycache__")) else {
-        return;
-    };
-    let prefix = format!("{}.", stem.to_string_lossy());
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(&prefix) && name.ends_with(".pyc") {
-            let _ = std::fs::remove_file(entry.path());
+/// Has this (unreaped) child exited: a zombie, or gone?
+fn exited(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                == Some("Z")
         }
+        Err(_) => true,
     }
 }
 

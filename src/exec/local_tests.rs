@@ -2,7 +2,7 @@
 
 use crate::exec::local::TIMEOUT_MARKER;
 use crate::exec::{
-    ExecRequest, Executor, FailureKind, FileOverride, LocalConfig, LocalExecutor, Outcome,
+    ExecRequest, Executor, FailureKind, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
     kill_all_running, resolve_python,
 };
 use sha2::{Digest, Sha256};
@@ -38,15 +38,40 @@ fn fixture_repo() -> tempfile::TempDir {
     dir
 }
 
+/// An executor with every protection this kernel gives (overlay, pid and network
+/// namespaces, Landlock).
 fn executor(repo: &Path, jobs: usize) -> LocalExecutor {
+    executor_with(repo, jobs, Wanted::default())
+}
+
+/// The portable fallbacks only (rescan sealing, subreaper, no sandbox): host pids, so tests
+/// can follow processes by pid, and a real worker copy to inspect.
+fn plain_executor(repo: &Path, jobs: usize) -> LocalExecutor {
+    executor_with(
+        repo,
+        jobs,
+        Wanted {
+            sandbox: false,
+            namespaces: false,
+        },
+    )
+}
+
+fn executor_with(repo: &Path, jobs: usize, isolation: Wanted) -> LocalExecutor {
     let python = resolve_python(None).expect("python3 with pytest").path;
     LocalExecutor::new(LocalConfig {
         repo: repo.to_owned(),
         python,
         pythonpath: vec!["src".to_owned()],
         jobs,
+        isolation,
     })
     .unwrap()
+}
+
+/// Both mechanisms, for tests that must hold under each.
+fn both_executors(repo: &Path, jobs: usize) -> [LocalExecutor; 2] {
+    [executor(repo, jobs), plain_executor(repo, jobs)]
 }
 
 fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecRequest {
@@ -127,13 +152,16 @@ async fn outcomes_of_real_pytest_runs() {
             &[],
             30
         )),
-        // pytest leads its own process group and dies with evootter (PR_GET_PDEATHSIG = 2).
+        // pytest dies with its parent (PR_GET_PDEATHSIG = 2), has a private home and temp
+        // dir, and writes no bytecode.
         exec.run(request(
-            "import ctypes, os, sys\n\n\
+            "import ctypes, os, sys, tempfile\n\n\
              def test_it():\n    \
                  sig = ctypes.c_int()\n    \
                  ctypes.CDLL(None).prctl(2, ctypes.byref(sig))\n    \
-                 assert (sig.value, os.getpgid(0)) == (9, os.getpid())\n    \
+                 assert sig.value == 9\n    \
+                 assert os.path.expanduser('~').endswith('/run/home')\n    \
+                 assert tempfile.gettempdir().endswith('/run/tmp')\n    \
                  assert sys.dont_write_bytecode and os.environ['PYTHONHASHSEED'] == '0'\n",
             &[],
             30
@@ -280,7 +308,7 @@ async fn timeout_kills_the_whole_process_group() {
     let _guard = EXCLUSIVE.write().await;
     let repo = fixture_repo();
     let scratch = tempfile::tempdir().unwrap();
-    let exec = executor(repo.path(), 2);
+    let exec = plain_executor(repo.path(), 2);
 
     let mut normalized = Vec::new();
     for i in 0..2 {
@@ -327,7 +355,7 @@ async fn kill_all_running_stops_a_run() {
     let repo = fixture_repo();
     let scratch = tempfile::tempdir().unwrap();
     let pid_file = scratch.path().join("pids");
-    let exec = executor(repo.path(), 1);
+    let exec = plain_executor(repo.path(), 1);
     let started = Instant::now();
     let killer = async {
         while !pid_file.exists() {
@@ -345,116 +373,167 @@ async fn kill_all_running_stops_a_run() {
     assert!(gone(python_pid).await && gone(sleep_pid).await);
 }
 
+/// Where a worker's pristine content lives outside a run: the rescan executor's own copy,
+/// or the overlay executor's base (its worker path is an empty mount point).
+fn pristine(exec: &LocalExecutor) -> PathBuf {
+    let copy = exec.worker_copy(0).unwrap();
+    if copy.join("calc").exists() {
+        copy.to_owned()
+    } else {
+        exec.base_copy().to_owned()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn overrides_change_results_and_the_copy_is_restored() {
     let _guard = EXCLUSIVE.read().await;
     let repo = fixture_repo();
     let before = tree_hashes(repo.path());
-    let exec = executor(repo.path(), 1);
-    let copy = exec.worker_copy(0).unwrap().to_owned();
-    let copy_before = tree_hashes(&copy);
-    assert!(!copy.join(".git").exists());
-    assert!(!copy.join("node_modules").exists());
-    assert!(!copy.join("calc/__pycache__").exists());
-    assert_eq!(
-        std::fs::read_link(copy.join("calc_link")).unwrap(),
-        Path::new("calc")
-    );
+    for exec in both_executors(repo.path(), 1) {
+        let copy = pristine(&exec);
+        let copy_before = tree_hashes(&copy);
+        let base_before = tree_hashes(exec.base_copy());
+        assert!(!copy.join(".git").exists());
+        assert!(!copy.join("node_modules").exists());
+        assert!(!copy.join("calc/__pycache__").exists());
+        assert_eq!(
+            std::fs::read_link(copy.join("calc_link")).unwrap(),
+            Path::new("calc")
+        );
 
-    let test = "from calc.ops import add\n\ndef test_it():\n    assert add(2, 3) == 5\n";
-    let c_old = exec.run(request(test, &[], 30)).await.unwrap();
-    assert_eq!(c_old.outcome, Outcome::Passed);
-    let mutant = OPS.replace("a + b", "a - b");
-    let killed = exec
-        .run(request(test, &[("calc/ops.py", &mutant)], 30))
-        .await
-        .unwrap();
-    assert_eq!(killed.outcome, Outcome::Failed, "{}", killed.raw_log);
-    assert!(
-        killed.raw_log.contains("assert -1 == 5"),
-        "{}",
-        killed.raw_log
-    );
-    assert_ne!(c_old.normalized_log, killed.normalized_log);
+        let test = "from calc.ops import add\n\ndef test_it():\n    assert add(2, 3) == 5\n";
+        let c_old = exec.run(request(test, &[], 30)).await.unwrap();
+        assert_eq!(c_old.outcome, Outcome::Passed, "{}", c_old.raw_log);
+        let mutant = OPS.replace("a + b", "a - b");
+        let killed = exec
+            .run(request(test, &[("calc/ops.py", &mutant)], 30))
+            .await
+            .unwrap();
+        assert_eq!(killed.outcome, Outcome::Failed, "{}", killed.raw_log);
+        assert!(
+            killed.raw_log.contains("assert -1 == 5"),
+            "{}",
+            killed.raw_log
+        );
+        assert_ne!(c_old.normalized_log, killed.normalized_log);
+        assert!(killed.changed.is_empty(), "{:?}", killed.changed);
 
-    // A candidate replacing an existing test module, plus a new file in a new package.
-    let mut req = request("", &[("calc/new/extra.py", "X = 1\n")], 30);
-    req.test.rel_path = "./tests/test_existing.py".to_owned();
-    req.test.content = "from calc.new.extra import X\n\ndef test_x():\n    assert X == 1\n".into();
-    let replaced = exec.run(req).await.unwrap();
-    assert_eq!(replaced.outcome, Outcome::Passed, "{}", replaced.raw_log);
-    assert!(
-        replaced
-            .status_map
-            .contains_key("tests/test_existing.py::test_x")
-    );
+        // A candidate replacing an existing test module, plus a new file in a new package.
+        let mut req = request("", &[("calc/new/extra.py", "X = 1\n")], 30);
+        req.test.rel_path = "./tests/test_existing.py".to_owned();
+        req.test.content =
+            "from calc.new.extra import X\n\ndef test_x():\n    assert X == 1\n".into();
+        let replaced = exec.run(req).await.unwrap();
+        assert_eq!(replaced.outcome, Outcome::Passed, "{}", replaced.raw_log);
+        assert!(
+            replaced
+                .status_map
+                .contains_key("tests/test_existing.py::test_x")
+        );
 
-    // Paths that would leave the copy are refused before anything is written.
-    for bad in [
-        "../escape.py",
-        "/tmp/abs.py",
-        "calc/../../x.py",
-        "-p.py",
-        "",
-    ] {
-        let r = exec.run(request(test, &[(bad, "x")], 30)).await;
-        assert!(r.is_err(), "{bad} accepted");
+        // Paths that would leave the copy are refused before anything is written.
+        for bad in [
+            "../escape.py",
+            "/tmp/abs.py",
+            "calc/../../x.py",
+            "-p.py",
+            "",
+        ] {
+            let r = exec.run(request(test, &[(bad, "x")], 30)).await;
+            assert!(r.is_err(), "{bad} accepted");
+        }
+        std::os::unix::fs::symlink(repo.path(), copy.join("escape_link")).unwrap();
+        let r = exec
+            .run(request(test, &[("escape_link/calc/ops.py", "boom")], 30))
+            .await;
+        assert!(
+            r.unwrap_err()
+                .to_string()
+                .contains("outside the working copy")
+        );
+        // (The rescan seal already removed it from its copy, as anything not made by it.)
+        let _ = std::fs::remove_file(copy.join("escape_link"));
+
+        assert_eq!(tree_hashes(&copy), copy_before, "worker copy not pristine");
+        assert_eq!(tree_hashes(exec.base_copy()), base_before, "base changed");
+        assert_eq!(
+            std::fs::read_to_string(copy.join("calc/ops.py")).unwrap(),
+            OPS
+        );
+        assert!(!copy.join(TEST_PATH).exists());
+        drop(exec);
+        assert!(!copy.exists(), "run root removed on drop");
     }
-    std::os::unix::fs::symlink(repo.path(), copy.join("escape_link")).unwrap();
-    let r = exec
-        .run(request(test, &[("escape_link/calc/ops.py", "boom")], 30))
-        .await;
-    assert!(
-        r.unwrap_err()
-            .to_string()
-            .contains("outside the working copy")
-    );
-    std::fs::remove_file(copy.join("escape_link")).unwrap();
-
-    assert_eq!(tree_hashes(&copy), copy_before, "worker copy not pristine");
-    assert_eq!(
-        std::fs::read_to_string(copy.join("calc/ops.py")).unwrap(),
-        OPS
-    );
-    assert!(!copy.join(TEST_PATH).exists());
-    drop(exec);
     assert_eq!(
         tree_hashes(repo.path()),
         before,
         "user's repository changed"
     );
-    assert!(!copy.exists(), "run root removed on drop");
 }
 
-/// A test that writes into its working directory or deletes a repository file must not
-/// change what the next run in the same copy sees.
+/// Whatever a test does to its working copy (rewrite in place, delete, rename, chmod,
+/// symlink, create), the next run starts from exactly the repository's content, and the
+/// changes are named in the log.
 #[tokio::test(flavor = "multi_thread")]
-async fn what_a_test_writes_or_deletes_does_not_reach_the_next_run() {
+async fn what_a_test_does_to_its_copy_never_reaches_the_next_run() {
     let _guard = EXCLUSIVE.read().await;
     let repo = fixture_repo();
-    let exec = executor(repo.path(), 1);
-    let copy = exec.worker_copy(0).unwrap().to_owned();
-    let pristine = tree_hashes(&copy);
     let messy = "import os, shutil\n\n\
                  def test_messy():\n    \
                      open('report.txt', 'w').write('x')\n    \
                      os.makedirs('out/deep')\n    \
                      open('tests/issue/data.json', 'w').write('{}')\n    \
+                     open('calc/ops.py', 'w').write('raise SystemExit(\"vandalized\")\\n')\n    \
                      os.remove('calc/const.py')\n    \
+                     os.rename('calc/__init__.py', 'calc/moved.py')\n    \
+                     os.chmod('tests/test_existing.py', 0o600)\n    \
+                     os.symlink('/etc/hostname', 'calc/link')\n    \
                      shutil.rmtree('src')\n";
-    let r = exec.run(request(messy, &[], 30)).await.unwrap();
-    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
-    assert_eq!(tree_hashes(&copy), pristine, "the copy is as it was made");
-
-    let check = "import os\n\n\
+    let check = "import os, stat\n\n\
                  def test_clean():\n    \
                      assert not os.path.exists('report.txt')\n    \
                      assert not os.path.exists('out')\n    \
+                     assert not os.path.exists('calc/moved.py')\n    \
+                     assert not os.path.lexists('calc/link')\n    \
+                     assert stat.S_IMODE(os.stat('tests/test_existing.py').st_mode) == 0o644\n    \
                      from calc.const import VALUE\n    \
+                     from calc.ops import add\n    \
                      from extra.helper import GREETING\n    \
-                     assert (VALUE, GREETING) == (1, 'hi')\n";
-    let r = exec.run(request(check, &[], 30)).await.unwrap();
-    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+                     assert (VALUE, GREETING, add(1, 2)) == (1, 'hi', 3)\n";
+    let mut changes = vec![];
+    for exec in both_executors(repo.path(), 1) {
+        let copy = pristine(&exec);
+        let before = tree_hashes(&copy);
+        let r = exec.run(request(messy, &[], 30)).await.unwrap();
+        assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+        assert!(
+            r.raw_log
+                .contains("[evootter] this run changed its working copy"),
+            "{}",
+            r.raw_log
+        );
+        assert_eq!(tree_hashes(&copy), before, "the copy is as it was made");
+        let r = exec.run(request(check, &[], 30)).await.unwrap();
+        assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+        assert!(r.changed.is_empty());
+        changes.push(exec.run(request(messy, &[], 30)).await.unwrap().changed);
+    }
+    assert_eq!(
+        changes[0],
+        [
+            "created calc/link",
+            "created calc/moved.py",
+            "created out/",
+            "created report.txt",
+            "created tests/issue/data.json",
+            "deleted calc/__init__.py",
+            "deleted calc/const.py",
+            "deleted src/",
+            "modified calc/ops.py",
+            "modified tests/test_existing.py",
+        ]
+    );
+    assert_eq!(changes[0], changes[1], "both seals describe changes alike");
 }
 
 /// A golden patch that deletes a file: the file is absent for that run only.
@@ -462,20 +541,166 @@ async fn what_a_test_writes_or_deletes_does_not_reach_the_next_run() {
 async fn removed_files_are_absent_for_one_run() {
     let _guard = EXCLUSIVE.read().await;
     let repo = fixture_repo();
+    for exec in both_executors(repo.path(), 1) {
+        let copy = pristine(&exec);
+        let before = tree_hashes(&copy);
+        let test =
+            "import os\n\ndef test_gone():\n    assert not os.path.exists('calc/const.py')\n";
+        let mut req = request(test, &[], 30);
+        req.removed = vec!["calc/const.py".into(), "calc/never_existed.py".into()];
+        let r = exec.run(req).await.unwrap();
+        assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
+        assert!(r.changed.is_empty(), "{:?}", r.changed);
+        assert_eq!(tree_hashes(&copy), before);
+        let r = exec.run(request(test, &[], 30)).await.unwrap();
+        assert_eq!(r.outcome, Outcome::Failed, "back for the next run");
+        let mut req = request(test, &[], 30);
+        req.removed = vec!["../outside.py".into()];
+        assert!(exec.run(req).await.is_err(), "paths stay inside the copy");
+    }
+}
+
+/// Processes a test starts in a new session, double-forked daemons included, do not outlive
+/// the run, whether it passes or times out.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_process_outlives_its_run() {
+    let _guard = EXCLUSIVE.write().await;
+    let repo = fixture_repo();
+    for (i, exec) in both_executors(repo.path(), 1).into_iter().enumerate() {
+        let marker = format!("30{i}.{}", std::process::id());
+        let test = format!(
+            "import os, subprocess, time\n\n\
+             def test_it():\n    \
+                 subprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n    \
+                 if os.fork() == 0:\n        \
+                     os.setsid()\n        \
+                     if os.fork() == 0:\n            \
+                         os.execvp('sleep', ['sleep', '{marker}1'])\n        \
+                     os._exit(0)\n    \
+                 time.sleep(0.5)\n"
+        );
+        for timeout in [30, 1] {
+            let mut t = test.clone();
+            if timeout == 1 {
+                t.push_str("    time.sleep(60)\n");
+            }
+            let r = exec.run(request(&t, &[], timeout)).await.unwrap();
+            let want = if timeout == 1 {
+                Outcome::Timeout
+            } else {
+                Outcome::Passed
+            };
+            assert_eq!(r.outcome, want, "{}", r.raw_log);
+            let mut left = vec![];
+            for _ in 0..100 {
+                left = sleepers(&marker);
+                if left.is_empty() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert!(
+                left.is_empty(),
+                "{} left {left:?}",
+                exec.protections().describe()
+            );
+        }
+    }
+}
+
+/// Live `sleep` processes whose argument starts with `marker`.
+fn sleepers(marker: &str) -> Vec<String> {
+    let mut out = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.starts_with("sleep ") && cmd.contains(marker) && alive_path(&e.path()) {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+fn alive_path(proc_dir: &Path) -> bool {
+    std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            != Some("Z")
+    })
+}
+
+/// The sandbox: no network beyond the run's own loopback, no writes outside the copy, its
+/// temp dir and home; what it refused is said in the log. `--no-sandbox` lifts both.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_refuses_network_and_outside_writes_and_says_so() {
+    let _guard = EXCLUSIVE.read().await;
+    let repo = fixture_repo();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("pwned.txt");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let test = format!(
+        "import os, socket\n\n\
+         def test_it():\n    \
+             srv = socket.socket()\n    \
+             srv.bind(('127.0.0.1', 0))\n    \
+             srv.listen()\n    \
+             socket.create_connection(srv.getsockname(), timeout=2).close()\n    \
+             open(os.path.expanduser('~/cache.txt'), 'w').write('ok')\n    \
+             try:\n        \
+                 socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'x')\n        \
+                 reached = True\n    \
+             except OSError:\n        \
+                 reached = False\n    \
+             open({target:?}, 'w').write('x')\n    \
+             assert not reached\n",
+        target = target.display().to_string()
+    );
     let exec = executor(repo.path(), 1);
-    let copy = exec.worker_copy(0).unwrap().to_owned();
-    let pristine = tree_hashes(&copy);
-    let test = "import os\n\ndef test_gone():\n    assert not os.path.exists('calc/const.py')\n";
-    let mut req = request(test, &[], 30);
-    req.removed = vec!["calc/const.py".into(), "calc/never_existed.py".into()];
-    let r = exec.run(req).await.unwrap();
-    assert_eq!(r.outcome, Outcome::Passed, "{}", r.raw_log);
-    assert_eq!(tree_hashes(&copy), pristine);
-    let r = exec.run(request(test, &[], 30)).await.unwrap();
-    assert_eq!(r.outcome, Outcome::Failed, "back for the next run");
-    let mut req = request(test, &[], 30);
-    req.removed = vec!["../outside.py".into()];
-    assert!(exec.run(req).await.is_err(), "paths stay inside the copy");
+    let r = exec.run(request(&test, &[], 30)).await.unwrap();
+    assert_eq!(r.outcome, Outcome::Failed, "{}", r.raw_log);
+    assert!(r.raw_log.contains("PermissionError"), "{}", r.raw_log);
+    assert!(
+        r.raw_log.contains(&format!(
+            "[evootter] sandbox: writes outside the working copy, its temp dir and home are \
+             refused, and this run tried {}",
+            target.display()
+        )),
+        "{}",
+        r.raw_log
+    );
+    assert_eq!(r.denied.len(), 1, "{:?}", r.denied);
+    assert!(!target.exists(), "a write outside the copy got through");
+    assert!(
+        listener.accept().is_err(),
+        "the host's listener was reached"
+    );
+
+    let open = executor_with(
+        repo.path(),
+        1,
+        Wanted {
+            sandbox: false,
+            namespaces: true,
+        },
+    );
+    let r = open.run(request(&test, &[], 30)).await.unwrap();
+    assert!(target.exists(), "--no-sandbox writes where the test says");
+    assert!(
+        listener.accept().is_ok(),
+        "--no-sandbox reaches the network"
+    );
+    assert_eq!(
+        r.outcome,
+        Outcome::Failed,
+        "assert not reached: {}",
+        r.raw_log
+    );
+    assert!(r.denied.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -573,7 +798,7 @@ async fn dropped_run_kills_and_restores() {
     let repo = fixture_repo();
     let scratch = tempfile::tempdir().unwrap();
     let pid_file = scratch.path().join("pids");
-    let exec = executor(repo.path(), 1);
+    let exec = plain_executor(repo.path(), 1);
     let copy = exec.worker_copy(0).unwrap().to_owned();
     let before = tree_hashes(&copy);
     let mutant = OPS.replace("a / b", "a * b");

@@ -5,13 +5,15 @@ pub mod types;
 pub use types::*;
 
 pub mod junit;
-pub mod leftovers;
 pub mod local;
 pub mod normalize;
 pub mod python_env;
+pub mod sandbox;
+pub mod seal;
 
 pub use local::{LocalConfig, LocalExecutor, kill_all_running};
 pub use python_env::{PythonEnv, resolve_python};
+pub use sandbox::Wanted;
 
 #[cfg(test)]
 mod local_tests;

@@ -247,6 +247,61 @@ fn tail(stderr: &str) -> String {
         .to_owned()
 }
 
+/// Python's own verdict on sources: `(label, source)` pairs in, one line per source that does
+/// not compile out (`label:LINE:COL: message`). The interpreter the run uses decides, so a file
+/// using syntax newer than tree-sitter's grammar is not flagged, and one the interpreter is too
+/// old for is. One interpreter start for all of them.
+pub fn syntax_errors(
+    python: &Path,
+    sources: &[(String, String)],
+) -> Result<Vec<String>, ExecError> {
+    use std::io::Write;
+    if sources.is_empty() {
+        return Ok(vec![]);
+    }
+    const CHECK: &str = r#"
+import json, sys
+for label, src in json.load(sys.stdin):
+    try:
+        compile(src, label, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        print(f"{label}:{e.lineno or 0}:{e.offset or 0}: {e.msg}")
+    except ValueError as e:
+        print(f"{label}:0:0: {e}")
+"#;
+    let payload = serde_json::to_vec(sources).map_err(|e| ExecError::Other(e.to_string()))?;
+    let mut child = Command::new(python)
+        .args(["-I", "-c", CHECK])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| ExecError::Spawn {
+            python: python.display().to_string(),
+            source,
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(&payload)
+            .map_err(|e| ExecError::Other(format!("syntax check: {e}")))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| ExecError::Other(format!("syntax check: {e}")))?;
+    if !out.status.success() {
+        return Err(ExecError::Other(format!(
+            "`{}` could not check the sources' syntax: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,13 @@ pub struct ExecResult {
     pub status_map: BTreeMap<String, String>,
     pub counts: TestCounts,
     pub duration: Duration,
+    /// What the test changed in its working copy (`modified pkg/mod.py`, `deleted x/`), all
+    /// of it undone before the next run.
+    #[serde(default)]
+    pub changed: Vec<String>,
+    /// Sandbox refusals the log shows (no network, a write outside the copy).
+    #[serde(default)]
+    pub denied: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,4 +115,8 @@ pub trait Executor: Send + Sync {
     fn parallelism(&self) -> usize;
     /// One line for progress output and the session, e.g. `local: 2 workers, python 3.11.7`.
     fn describe(&self) -> String;
+    /// Protections asked for that this machine could not give, each with why.
+    fn notes(&self) -> Vec<String> {
+        vec![]
+    }
 }
