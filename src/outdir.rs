@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub const SESSION_FILE: &str = "session.json";
 const LOCK_FILE: &str = ".evootter.lock";
 const MANIFEST_FILE: &str = ".evootter-files";
+/// Files every run writes under these names (the final test takes a free name instead).
+const RESERVED: [&str; 2] = ["report.json", "final.patch"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutDirError {
@@ -125,6 +127,14 @@ pub fn check(path: &Path, intent: Intent) -> Result<(), OutDirError> {
         }
     }
     foreign.sort();
+    // The run must write these at the end; finding that out only then would cost the run.
+    if let Some(taken) = foreign.iter().find(|n| RESERVED.contains(&n.as_str()))
+        && (session || intent == Intent::Resume)
+    {
+        return Err(OutDirError::WouldOverwrite {
+            path: path.join(taken),
+        });
+    }
     match intent {
         Intent::New { force } if session && !force => Err(OutDirError::HasSession {
             dir: path.to_path_buf(),
@@ -327,6 +337,7 @@ mod tests {
         std::fs::write(d.session_path(), "{}").unwrap();
         d.write("report.json", b"first").unwrap();
         d.write("report.json", b"second").unwrap();
+        d.write("test_final.py", b"def test(): pass\n").unwrap();
         std::fs::write(out.join("notes.txt"), "user notes").unwrap();
         assert_eq!(d.free_name("notes.txt"), "notes_evootter.txt");
         assert_eq!(d.free_name("report.json"), "report.json");
@@ -334,20 +345,33 @@ mod tests {
 
         let err = OutDir::claim(&out, Intent::New { force: false }).unwrap_err();
         assert!(matches!(err, OutDirError::HasSession { .. }), "{err}");
-        // The user edits a report evootter wrote: now it is theirs.
-        std::fs::write(out.join("report.json"), "edited").unwrap();
+        // The user edits the final test evootter wrote: now it is theirs.
+        std::fs::write(out.join("test_final.py"), "# edited\n").unwrap();
         let d = OutDir::claim(&out, Intent::New { force: true }).unwrap();
         assert!(!d.session_path().exists(), "the old session is replaced");
+        assert!(!out.join("report.json").exists(), "evootter's own files go");
         assert_eq!(
             std::fs::read_to_string(out.join("notes.txt")).unwrap(),
             "user notes"
         );
         assert_eq!(
-            std::fs::read_to_string(out.join("report.json")).unwrap(),
-            "edited"
+            std::fs::read_to_string(out.join("test_final.py")).unwrap(),
+            "# edited\n"
         );
         assert!(matches!(
-            d.write("report.json", b"new"),
+            d.write("test_final.py", b"new"),
+            Err(OutDirError::WouldOverwrite { .. })
+        ));
+        assert_eq!(d.free_name("test_final.py"), "test_final_evootter.py");
+
+        std::fs::write(d.session_path(), "{}").unwrap();
+        std::fs::write(out.join("report.json"), "the user's").unwrap();
+        drop(d);
+        // Beside a session, the user's own report.json is refused before the run, not after.
+        let err = OutDir::claim(&out, Intent::New { force: true }).unwrap_err();
+        assert!(matches!(err, OutDirError::WouldOverwrite { .. }), "{err}");
+        assert!(matches!(
+            OutDir::claim(&out, Intent::Resume),
             Err(OutDirError::WouldOverwrite { .. })
         ));
     }
