@@ -19,6 +19,23 @@ pub enum SelectionStrategy {
     Llm,
 }
 
+/// What decided a generation's cut: the strategy itself, or the tie-break after fitness.
+/// Stored under these names in sessions and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutRule {
+    /// Kills (fitness) separated the kept tests from the dropped ones.
+    Mutation,
+    /// Fitness tied at the cut; rescue counts broke the tie.
+    Rescues,
+    /// The Otter rules: outcome category on c_old, then the shorter test.
+    Otter,
+    /// Seeded uniform choice.
+    Random,
+    /// The model chose (the whole cut, or a fitness tie).
+    Llm,
+}
+
 /// Which fitness rule the mutation strategy uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,6 +97,13 @@ cli_enum!(SelectionStrategy, "selection strategy", [
     "random" => SelectionStrategy::Random,
     "otter" => SelectionStrategy::Otter,
     "llm" => SelectionStrategy::Llm,
+]);
+cli_enum!(CutRule, "cut rule", [
+    "mutation" => CutRule::Mutation,
+    "rescues" => CutRule::Rescues,
+    "otter" => CutRule::Otter,
+    "random" => CutRule::Random,
+    "llm" => CutRule::Llm,
 ]);
 cli_enum!(FitnessRule, "fitness rule", [
     "brt" => FitnessRule::Brt,

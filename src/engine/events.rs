@@ -45,7 +45,7 @@ pub enum Event {
     Selected {
         generation: usize,
         selected: Vec<TestId>,
-        selected_by: String,
+        selected_by: super::config::CutRule,
         fitness_decided: bool,
     },
     Evaluated {

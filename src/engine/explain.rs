@@ -7,7 +7,7 @@
 //! old sessions too. It returns data and lines and never prints: `show` prints the lines, the
 //! TUI can draw from the data.
 
-use super::config::{FitnessRule, SelectionStrategy};
+use super::config::{CutRule, FitnessRule, SelectionStrategy};
 use super::selection::{TestFacts, otter_category, otter_cmp};
 use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
@@ -250,11 +250,11 @@ impl<'a> Cut<'a> {
     // ---- One explanation per strategy -----------------------------------------------------
 
     fn by_mutation(&self) -> (Rule, Vec<String>) {
-        let rule = match self.g.selected_by.as_deref() {
-            Some("rescues") => Rule::Rescues,
-            Some("otter") => Rule::OtterRules,
-            Some("llm") => Rule::Model,
-            Some("mutation") => Rule::Fitness,
+        let rule = match self.g.selected_by {
+            Some(CutRule::Rescues) => Rule::Rescues,
+            Some(CutRule::Otter) => Rule::OtterRules,
+            Some(CutRule::Llm) => Rule::Model,
+            Some(CutRule::Mutation) => Rule::Fitness,
             _ if self.g.fitness_decided == Some(false) => Rule::OtterRules,
             _ => Rule::Fitness,
         };
@@ -408,7 +408,7 @@ impl<'a> Cut<'a> {
     }
 
     fn by_llm(&self) -> (Rule, Vec<String>) {
-        if self.g.selected_by.as_deref() == Some("llm") {
+        if self.g.selected_by == Some(CutRule::Llm) {
             let line = format!(
                 "{} decided by the model: it chose {} (no kill counts used)",
                 self.cut_words(),
@@ -826,12 +826,12 @@ mod tests {
             .cloned()
             .collect();
         selected.push(pick.into());
-        tie.by = "llm".into();
+        tie.by = CutRule::Llm;
         let mut ranking = selected.clone();
         ranking.extend(g.ranking.iter().filter(|t| !selected.contains(t)).cloned());
         g.ranking = ranking;
         g.selected = selected;
-        g.selected_by = Some("llm".into());
+        g.selected_by = Some(CutRule::Llm);
     }
 
     #[test]
@@ -888,7 +888,7 @@ mod tests {
             "the model's reply was unusable"
         );
         doc.generations[0].selected = ids(&["t2", "t1"]);
-        doc.generations[0].selected_by = Some("llm".into());
+        doc.generations[0].selected_by = Some(CutRule::Llm);
         let e = explain(&doc);
         assert_eq!(e.decided_by, Rule::Model);
         assert_eq!(
@@ -946,9 +946,9 @@ mod tests {
             let doc = session(&specs, config(SelectionStrategy::Mutation));
             let g = &doc.generations[0];
             let e = explain(&doc);
-            let expected = match g.selected_by.as_deref().unwrap() {
-                "mutation" => Rule::Fitness,
-                "rescues" => Rule::Rescues,
+            let expected = match g.selected_by.unwrap() {
+                CutRule::Mutation => Rule::Fitness,
+                CutRule::Rescues => Rule::Rescues,
                 _ => Rule::OtterRules,
             };
             assert_eq!(e.decided_by, expected, "{:?}", e.lines);

@@ -7,7 +7,7 @@
 //! crash loses at most the step in flight, and even then finished executions are saved as they
 //! come and never run again (the cache is keyed by test content and target).
 
-use super::config::{CrossoverStrategy, SelectionStrategy};
+use super::config::{CrossoverStrategy, CutRule, SelectionStrategy};
 use super::events::Event;
 use super::halving::{mutants_for, survivors};
 use super::kill;
@@ -675,9 +675,13 @@ impl Engine {
             let (chosen, by_model) = self.llm_choose(&gen_.tests, keep, &s.ranking).await?;
             s.ranking = with_selected(&s.ranking, &chosen);
             s.selected = chosen;
-            s.selected_by = if by_model { "llm" } else { "otter" }.into();
+            s.selected_by = if by_model {
+                CutRule::Llm
+            } else {
+                CutRule::Otter
+            };
         } else if self.model.is_some()
-            && let Some(tie) = s.tie_break.clone().filter(|t| t.by == "otter")
+            && let Some(tie) = s.tie_break.clone().filter(|t| t.by == CutRule::Otter)
         {
             // Fitness and rescues left a tie at the cut: the model decides it (paper III-C).
             let rescues = |t: &TestId| {
@@ -717,16 +721,16 @@ impl Engine {
             s.ranking = with_selected(&s.ranking, &selected);
             s.selected = selected;
             if by_model {
-                s.selected_by = "llm".into();
+                s.selected_by = CutRule::Llm;
                 if let Some(t) = s.tie_break.as_mut() {
-                    t.by = "llm".into();
+                    t.by = CutRule::Llm;
                 }
             }
         }
         self.emit(Event::Selected {
             generation: g,
             selected: s.selected.clone(),
-            selected_by: s.selected_by.clone(),
+            selected_by: s.selected_by,
             fitness_decided: s.fitness_decided,
         });
         let gm = &mut self.doc.generations[g];

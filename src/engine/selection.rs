@@ -5,7 +5,7 @@
 //! `mutation` then ranks by kills; when kills cannot separate the cut, rescues break the tie,
 //! then the Otter rules. Every decision records which strategy made it.
 
-use super::config::{FitnessRule, SelectionStrategy};
+use super::config::{CutRule, FitnessRule, SelectionStrategy};
 use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use crate::rng::Rng;
@@ -57,7 +57,7 @@ pub struct Selection {
     /// All tests, best first.
     pub ranking: Vec<TestId>,
     pub selected: Vec<TestId>,
-    pub selected_by: String,
+    pub selected_by: CutRule,
     pub fitness_decided: bool,
     pub tie_break: Option<TieBreak>,
 }
@@ -109,14 +109,14 @@ pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection
                     .cmp(&brt_rank(b, p.fitness))
                     .then(otter_cmp(a, b))
             });
-            finish(v, keep, "otter", false, None)
+            finish(v, keep, CutRule::Otter, false, None)
         }
         // The model's choice is made by the engine (it needs the logs); this ranking is what
         // stands when the model's reply cannot be used.
         SelectionStrategy::Llm => {
             let mut v: Vec<&TestFacts> = tests.iter().collect();
             v.sort_by(|a, b| otter_cmp(a, b));
-            finish(v, keep, "otter", false, None)
+            finish(v, keep, CutRule::Otter, false, None)
         }
         SelectionStrategy::Random => {
             let mut v: Vec<&TestFacts> = tests.iter().collect();
@@ -124,7 +124,7 @@ pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection
             Rng::derived(p.seed, &format!("select-{}", p.generation)).shuffle(&mut v);
             // Stable: the shuffle order survives inside each BRT class.
             v.sort_by_key(|f| brt_rank(f, p.fitness));
-            finish(v, keep, "random", false, None)
+            finish(v, keep, CutRule::Random, false, None)
         }
     }
 }
@@ -132,7 +132,7 @@ pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection
 fn finish(
     ranked: Vec<&TestFacts>,
     keep: usize,
-    by: &str,
+    by: CutRule,
     fitness_decided: bool,
     tie_break: Option<TieBreak>,
 ) -> Selection {
@@ -140,7 +140,7 @@ fn finish(
     Selection {
         selected: ranking[..keep].to_vec(),
         ranking,
-        selected_by: by.to_string(),
+        selected_by: by,
         fitness_decided,
         tie_break,
     }
@@ -153,7 +153,7 @@ fn select_by_mutation(tests: &[TestFacts], keep: usize, p: SelectionParams) -> S
     v.sort_by(|a, b| fitness(b).cmp(&fitness(a)).then(a.id.cmp(&b.id)));
 
     if keep == 0 || keep == v.len() || fitness(v[keep - 1]) != fitness(v[keep]) {
-        return finish(v, keep, "mutation", true, None);
+        return finish(v, keep, CutRule::Mutation, true, None);
     }
 
     // A tie across the cut: the tests sharing the boundary fitness compete for the slots left.
@@ -168,19 +168,15 @@ fn select_by_mutation(tests: &[TestFacts], keep: usize, p: SelectionParams) -> S
 
     let group = &mut v[first..=last];
     group.sort_by(|a, b| otter_cmp(a, b));
-    let mut by = "otter";
+    let mut by = CutRule::Otter;
     if p.rescue_tiebreak {
         // Stable sort: Otter order survives among equal rescue counts.
         group.sort_by_key(|f| std::cmp::Reverse(f.rescues));
         if group[slots - 1].rescues != group[slots].rescues {
-            by = "rescues";
+            by = CutRule::Rescues;
         }
     }
-    let tie = TieBreak {
-        tied,
-        slots,
-        by: by.to_string(),
-    };
+    let tie = TieBreak { tied, slots, by };
     finish(v, keep, by, false, Some(tie))
 }
 
@@ -225,7 +221,7 @@ mod tests {
             params(SelectionStrategy::Mutation, FitnessRule::Brt),
         );
         assert_eq!(s.selected, vec!["b", "c"]);
-        assert_eq!(s.selected_by, "mutation");
+        assert_eq!(s.selected_by, CutRule::Mutation);
         assert!(s.fitness_decided);
         assert!(s.tie_break.is_none());
     }
@@ -266,7 +262,7 @@ mod tests {
             params(SelectionStrategy::Mutation, FitnessRule::Brt),
         );
         assert_eq!(s.selected, vec!["d", "b"]);
-        assert_eq!(s.selected_by, "rescues");
+        assert_eq!(s.selected_by, CutRule::Rescues);
         assert!(!s.fitness_decided);
         let tie = s.tie_break.unwrap();
         assert_eq!(tie.slots, 1);
@@ -277,7 +273,7 @@ mod tests {
         let s = select(&tests, 2, p);
         // Otter: all assertion failures, so the shorter test wins.
         assert_eq!(s.selected, vec!["d", "c"]);
-        assert_eq!(s.selected_by, "otter");
+        assert_eq!(s.selected_by, CutRule::Otter);
     }
 
     #[test]
@@ -296,7 +292,7 @@ mod tests {
             params(SelectionStrategy::Mutation, FitnessRule::Brt),
         );
         assert_eq!(s.selected, vec!["assert", "crash"]);
-        assert_eq!(s.selected_by, "otter");
+        assert_eq!(s.selected_by, CutRule::Otter);
         assert!(!s.fitness_decided);
     }
 
@@ -314,7 +310,7 @@ mod tests {
             params(SelectionStrategy::Otter, FitnessRule::Brt),
         );
         assert_eq!(s.ranking, vec!["f2", "f1", "e", "p"]);
-        assert_eq!(s.selected_by, "otter");
+        assert_eq!(s.selected_by, CutRule::Otter);
 
         let r1 = select(
             &tests,

@@ -2,7 +2,7 @@
 //! atomically after every step. A view (report, TUI) reads only this, so a saved session can be
 //! reopened with no Python and no model; `--resume` continues from it.
 
-use super::config::RunConfig;
+use super::config::{CutRule, RunConfig};
 use crate::exec::{FailureKind, Outcome, TestCounts};
 use crate::mutate::MutantPool;
 use crate::python::FocalFunction;
@@ -166,8 +166,8 @@ pub struct TieBreak {
     pub tied: Vec<TestId>,
     /// How many of them had to be chosen.
     pub slots: usize,
-    /// Strategy that decided: `rescues`, `otter`.
-    pub by: String,
+    /// What decided: rescues, the Otter rules, or the model.
+    pub by: CutRule,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,8 +184,8 @@ pub struct Generation {
     /// Best first, as selection ranked them.
     pub ranking: Vec<TestId>,
     pub selected: Vec<TestId>,
-    /// The strategy that decided the cut: `mutation`, `rescues`, `otter`, `random`.
-    pub selected_by: Option<String>,
+    /// What decided the cut.
+    pub selected_by: Option<CutRule>,
     /// True when fitness alone separated the kept tests from the dropped ones.
     pub fitness_decided: Option<bool>,
     pub tie_break: Option<TieBreak>,
