@@ -13,3 +13,4 @@ pub mod outdir;
 pub mod prompts;
 pub mod python;
 pub mod rng;
+pub mod workbench;

@@ -2,7 +2,6 @@
 //! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
 
 mod eval_cmd;
-mod model;
 mod mutants_cmd;
 mod progress;
 mod prompts_cmd;
@@ -93,9 +92,4 @@ pub(crate) fn error_text(e: &anyhow::Error) -> String {
         }
     }
     text
-}
-
-/// Default parallelism: the machine's cores.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
 }

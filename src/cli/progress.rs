@@ -4,7 +4,6 @@
 use evootter::engine::{Event, Phase};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 pub struct Progress {
     tty: bool,
@@ -46,15 +45,18 @@ impl Progress {
         self.live = true;
     }
 
-    pub async fn consume(mut self, mut rx: UnboundedReceiver<Event>) {
-        while let Some(e) = rx.recv().await {
-            if let Some(f) = &mut self.events
-                && let Ok(j) = serde_json::to_string(&e)
-            {
-                let _ = writeln!(f, "{j}");
-            }
-            self.show(e);
+    /// One event: into the events file (if any), and onto the terminal.
+    pub fn handle(&mut self, e: Event) {
+        if let Some(f) = &mut self.events
+            && let Ok(j) = serde_json::to_string(&e)
+        {
+            let _ = writeln!(f, "{j}");
         }
+        self.show(e);
+    }
+
+    /// Ends the live counter line, if one is drawn.
+    pub fn done(&mut self) {
         if self.live {
             self.line(String::new());
         }
@@ -95,6 +97,17 @@ impl Progress {
                 cached,
             } => self.line(format!(
                 "== generation {generation}: {tests} tests x {mutants} mutants, {executions} executions ({cached} cached)"
+            )),
+            // The live counter moves when executions finish.
+            Event::ExecutionStarted { .. } => {}
+            Event::Acted { act } => self.line(format!(
+                "   [you] at generation {}'s gate: {}",
+                act.generation,
+                act.kind.describe()
+            )),
+            Event::ActRefused { reason } => self.line(format!("   [you] refused: {reason}")),
+            Event::Paused { generation } => self.line(format!(
+                "   paused before generation {generation}'s crossover"
             )),
             Event::ExecutionDone {
                 generation,

@@ -1,20 +1,14 @@
-//! `evootter run`: a headless run (new or resumed) with a progress display.
+//! `evootter run`: a headless driver of the workbench (new or resumed run) with a progress
+//! display. Everything a run does is the workbench's; this only prints and handles signals.
 
 use super::progress::Progress;
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
-use evootter::engine::setup::{self, SetupError};
-use evootter::engine::{
-    CrossoverStrategy, Engine, FitnessRule, Inputs, Prompting, RunConfig, SelectionStrategy,
-    SessionDoc, report,
-};
-use evootter::exec::{self, Executor};
-use evootter::instance::{Instance, Start};
-use evootter::outdir::{self, Intent, OutDir};
-use evootter::python::FocalFunction;
+use evootter::engine::SessionDoc;
+use evootter::exec;
+use evootter::workbench::{self, Command, Ending, Options, RunRequest, StartError, Workbench};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -22,266 +16,81 @@ pub struct RunArgs {
     /// --llm-retries and --jobs may change on resume; other flags are ignored.
     #[arg(long, value_name = "SESSION")]
     resume: Option<PathBuf>,
-    /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
-    /// issue, candidates, focal functions and run settings; flags override it.
-    #[arg(long, value_name = "DIR")]
-    instance: Option<PathBuf>,
-    /// With --instance: basebrt (the model localizes and writes the tests; the instance's
-    /// recorded script is the model unless --llm names one) | candidates (the instance's own
-    /// tests and focal functions). Default: the instance's `start`.
-    #[arg(long)]
-    start: Option<Start>,
-    /// The repository at the buggy commit (c_old). Only read: runs happen in copies.
-    #[arg(long, value_name = "DIR")]
-    repo: Option<PathBuf>,
-    /// The issue description (Markdown or text), shown to the model and kept in the session.
-    #[arg(long, value_name = "FILE")]
-    issue: Option<PathBuf>,
-    /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made. Without
-    /// it, the model localizes them (needs --llm).
-    #[arg(long = "focal", value_name = "FILE::QUALNAME")]
-    focal: Vec<FocalFunction>,
-    /// Directory of candidate test modules (*.py): the initial population. Without it, the
-    /// model writes the tests (needs --llm).
-    #[arg(long, value_name = "DIR")]
-    initial_tests: Option<PathBuf>,
-    /// n, the population size: the first N candidates in name order, or N tests from the
-    /// model. Default 8 (or the instance's).
-    #[arg(long, value_name = "N")]
-    tests: Option<usize>,
-    /// m, the size of the mutant pool; generation g runs about 2m/|tests| of them. Default 20
-    /// (or the instance's).
-    #[arg(long, value_name = "M")]
-    mutants: Option<usize>,
-    /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
-    /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
-    /// model chooses; needs --llm).
-    #[arg(long, default_value = "mutation")]
-    selection: SelectionStrategy,
-    /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
-    /// and rank last) | paper (kills only, as published).
-    #[arg(long, default_value = "brt")]
-    fitness: FitnessRule,
-    /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
-    /// after fitness.
-    #[arg(long)]
-    no_rescue_tiebreak: bool,
-    /// How survivors become the next generation: llm (one batched model call per
-    /// generation; the default with --llm) | none (survivors go on unchanged; the default
-    /// without a model).
-    #[arg(long)]
-    crossover: Option<CrossoverStrategy>,
-    /// Run each test once on c_old instead of twice (the second run detects flaky logs,
-    /// whose kills are then not counted).
-    #[arg(long)]
-    no_flaky_check: bool,
-    /// Run the tests without the sandbox: with network access and write access outside
-    /// their working copy. Sealing (every run starts from a pristine copy) and reaping (no
-    /// process outlives its run) stay on.
-    #[arg(long)]
-    no_sandbox: bool,
-    /// The interpreter pytest runs with: a venv with the project's dependencies. Default:
-    /// python3 from PATH if it has pytest, else a venv evootter manages.
-    #[arg(long, value_name = "PATH")]
-    python: Option<PathBuf>,
-    /// A directory, relative to the repository root, put on PYTHONPATH (repeatable).
-    /// Default: the root, plus src/ when it exists.
-    #[arg(long = "pythonpath", value_name = "REL")]
-    pythonpath: Vec<String>,
-    /// Where the candidate tests are placed in the repository, relative to its root.
-    /// Default: tests/, else test/, else the root.
-    #[arg(long, value_name = "REL")]
-    test_dir: Option<String>,
-    /// How many pytest executions run at once. Default: the number of cores.
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
-    /// Cap on one execution, in seconds; mutant runs get (c_old time + 1 s) x 10 within it.
-    /// Default 60 (or the instance's).
-    #[arg(long, value_name = "SECS")]
-    timeout: Option<f64>,
-    /// Seed of every random choice (mutant sampling, random selection): equal seeds, equal
-    /// runs. Default 1 (or the instance's).
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// The fix as a unified diff, used only after the run to check whether the tests are
-    /// fail-to-pass; never shown to selection or the model.
-    #[arg(long, value_name = "FILE")]
-    golden_patch: Option<PathBuf>,
-    /// Output directory for session.json, report.json, the final test and final.patch: new,
-    /// empty, or holding an earlier session (see --force). Default with --instance:
-    /// sessions/NAME.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Replace the session already in --out (the files evootter wrote there; yours stay).
-    #[arg(long)]
-    force: bool,
-    /// The model for the LLM steps: anthropic | openai | scripted:FILE (recorded replies).
-    /// With a model, it also breaks fitness ties that rescues cannot (paper III-C).
-    #[arg(long, value_name = "PROVIDER")]
-    llm: Option<String>,
-    /// Model name for --llm. Default: the provider's current default.
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// API base URL for --llm; any OpenAI-compatible server works with --llm openai.
-    /// Default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Reasoning effort for models that take one: low | medium | high (OpenAI
-    /// `reasoning_effort`; for Anthropic a thinking budget of 2k/8k/24k tokens), or a number
-    /// of thinking tokens. Default: none.
-    #[arg(long, value_name = "EFFORT")]
-    reasoning: Option<String>,
-    /// Retries of a failed model call (429, 5xx, 529, timeouts, unreachable server) before
-    /// the run stops with its session saved. Default 5.
-    #[arg(long, value_name = "N")]
-    llm_retries: Option<u32>,
-    /// How the model writes the initial population when no --initial-tests are given:
-    /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
-    /// masked context).
-    #[arg(long, default_value = "single")]
-    prompting: Prompting,
-    /// Take over the executions of an earlier session of the same repository and tests
-    /// (comparing strategies then runs each execution once).
-    #[arg(long, value_name = "SESSION")]
-    reuse_executions: Option<PathBuf>,
     /// Also write every engine event as a JSON line to this file.
     #[arg(long, value_name = "FILE")]
     events: Option<PathBuf>,
+    #[command(flatten)]
+    request: RunRequest,
 }
 
 pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    // Everything that can be checked is checked before anything is created; then the output
-    // directory is claimed (checked, locked) before the first byte is written into it.
-    let (mut doc, out, session_path) = match &a.resume {
-        Some(p) => {
-            let path = if p.is_dir() {
-                p.join(outdir::SESSION_FILE)
-            } else {
-                p.to_path_buf()
-            };
-            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            // Read once to refuse a missing or broken session without touching its
-            // directory (unless another run holds it: that is the news), then again under
-            // the lock, as another run may be rewriting it.
-            if let Err(e) = resume_doc(&path) {
-                outdir::ensure_unlocked(&dir)?;
-                return Err(e);
-            }
-            let out = OutDir::claim(&dir, Intent::Resume)?;
-            let (mut doc, path) = resume_doc(&path)?;
-            override_on_resume(&mut doc, &a)?;
-            (doc, out, path)
-        }
-        None => {
-            let (doc, dir) = new_doc(&a)?;
-            let out = OutDir::claim(&dir, Intent::New { force: a.force })?;
-            let path = out.session_path();
-            (doc, out, path)
-        }
-    };
-    let executor = exec::LocalExecutor::new(exec::LocalConfig {
-        repo: doc.inputs.repo.clone(),
-        python: PathBuf::from(&doc.config.python),
-        pythonpath: doc.config.pythonpath.clone(),
-        jobs: doc.config.jobs,
-        isolation: exec::Wanted {
-            sandbox: doc.config.sandbox,
-            namespaces: true,
-        },
-    })
-    .context("preparing the working copies")?;
-    for note in executor.notes() {
-        if !doc.notes.contains(&note) {
-            doc.notes.push(note);
-        }
-    }
-    let executor: Arc<dyn Executor> = Arc::new(executor);
-    eprintln!(
-        "evootter {}: {} -> {}  [{}]",
-        if a.resume.is_some() { "resume" } else { "run" },
-        doc.inputs.repo.display(),
-        out.path().display(),
-        executor.describe()
-    );
-    for note in &doc.notes {
-        eprintln!("note: {note}");
-    }
-
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let printer = tokio::spawn(Progress::new(a.events.clone())?.consume(rx));
-    let model = match super::model::build(&doc, Some(tx.clone())) {
-        Ok(m) => m,
-        Err(e) => {
-            // Nothing ran yet, but the session is kept so the fix (a key, a URL) needs no
-            // retyping of the run's flags.
-            doc.save(&session_path)?;
-            bail!(
-                "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
-                super::error_text(&e),
-                session_path.display()
-            );
-        }
-    };
-    let mut engine = Engine::new(doc, session_path.clone(), executor, Some(tx));
-    if let Some(model) = model {
-        eprintln!("model: {}", model.describe());
-        let prompts =
-            evootter::prompts::Prompts::load(evootter::prompts::default_override_dir().as_deref())?;
-        for kind in evootter::prompts::PromptKind::ALL {
-            if let evootter::prompts::PromptOrigin::Overridden { path } = prompts.origin(kind) {
-                eprintln!("prompt {}: yours, from {}", kind.name(), path.display());
-            }
-        }
-        engine = engine.with_model(model, std::sync::Arc::new(prompts));
-        engine.set_prices(super::model::prices()?);
-    }
-    engine.save()?;
-
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let outcome = loop {
-        if engine.is_done() {
-            break Ok(());
-        }
-        let step = tokio::select! {
-            r = engine.step() => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-            _ = term.recv() => None,
-        };
-        match step {
-            Some(Ok(_)) => {}
-            Some(Err(e)) => break Err(e),
-            None => {
-                exec::kill_all_running();
-                engine.save()?;
-                report::write_outputs(&engine.doc, &out)?;
-                drop(engine);
-                let _ = printer.await;
-                eprintln!(
-                    "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {}",
-                    session_path.display()
-                );
-                return Ok(ExitCode::from(super::EXIT_INTERRUPTED));
-            }
-        }
-    };
-    let written = report::write_outputs(&engine.doc, &out)?;
-    let doc = engine.doc.clone();
-    drop(engine);
-    let _ = printer.await;
-    if let Err(e) = outcome {
-        if e.resumable() {
-            bail!(
-                "{e}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
-                session_path.display()
-            );
-        }
-        bail!(
-            "{e}\nThe session is saved in {} (it cannot be continued; --force there starts over)",
-            session_path.display()
+    if let Some(events) = &a.events {
+        let parent = events.parent().filter(|p| !p.as_os_str().is_empty());
+        anyhow::ensure!(
+            parent.is_none_or(Path::is_dir),
+            "--events {}: its directory does not exist",
+            events.display()
         );
     }
-    summarize(&doc, written.as_deref(), out.path());
-    Ok(ExitCode::SUCCESS)
+    // Everything that can be checked is checked before anything is created; then the output
+    // directory is claimed (checked, locked) before the first byte is written into it.
+    let prepared = match &a.resume {
+        Some(p) => workbench::resume(p, &a.request)?,
+        None => a.request.prepare()?,
+    };
+    let mut wb = match Workbench::start(prepared, Options::default()).await {
+        Ok(wb) => wb,
+        Err(StartError::Model { error, session }) => bail!(
+            "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
+            super::error_text(&error.into()),
+            session.display()
+        ),
+        Err(e) => return Err(e.into()),
+    };
+    for line in &wb.header {
+        eprintln!("{line}");
+    }
+    let mut progress = Progress::new(a.events.clone())?;
+    wb.send(Command::RunToEnd);
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    loop {
+        tokio::select! {
+            e = wb.next_event() => match e {
+                Some(e) => progress.handle(e),
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => interrupt(&wb),
+            _ = term.recv() => interrupt(&wb),
+        }
+    }
+    progress.done();
+    let finished = wb.finish().await?;
+    let session = finished.session_path.display().to_string();
+    match finished.ending {
+        Ending::Done { final_test } => {
+            summarize(&finished.doc, final_test.as_deref(), &finished.out);
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Cancelled => {
+            eprintln!(
+                "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {session}"
+            );
+            Ok(ExitCode::from(super::EXIT_INTERRUPTED))
+        }
+        Ending::Failed { error } if error.resumable() => bail!(
+            "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"
+        ),
+        Ending::Failed { error } => bail!(
+            "{error}\nThe session is saved in {session} (it cannot be continued; --force there starts over)"
+        ),
+    }
+}
+
+/// Ctrl-C or SIGTERM: end every running execution at once (their supervisors kill what the
+/// tests started), and have the workbench save and stop.
+fn interrupt(wb: &Workbench) {
+    exec::kill_all_running();
+    wb.send(Command::Cancel);
 }
 
 fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
@@ -318,304 +127,4 @@ fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
         out.join("report.json").display(),
         out.join("final.patch").display()
     );
-}
-
-/// The few settings that may change between a run and its resumption: where the model is
-/// reached and how hard to try (the fix for an unreachable or flaky endpoint), and how many
-/// executions run at once. Everything that shapes the results stays as the session recorded it.
-fn override_on_resume(doc: &mut SessionDoc, a: &RunArgs) -> anyhow::Result<()> {
-    let cfg = &mut doc.config;
-    if let Some(url) = &a.base_url {
-        cfg.llm_base_url = Some(url.clone());
-        doc.notes.push(format!("resumed with --base-url {url}"));
-    }
-    if let Some(n) = a.llm_retries {
-        cfg.llm_retries = Some(n);
-    }
-    if let Some(j) = a.jobs {
-        cfg.jobs = check_jobs(j)?;
-    }
-    Ok(())
-}
-
-fn resume_doc(p: &Path) -> anyhow::Result<(SessionDoc, PathBuf)> {
-    let path = if p.is_dir() {
-        p.join("session.json")
-    } else {
-        p.to_path_buf()
-    };
-    let doc = SessionDoc::load(&path)?;
-    anyhow::ensure!(
-        doc.inputs.repo.is_dir(),
-        "the session's repository {} is gone; it is needed to resume",
-        doc.inputs.repo.display()
-    );
-    let now = setup::repo_fingerprint(&doc.inputs.repo)?;
-    anyhow::ensure!(
-        doc.inputs.repo_fingerprint.is_empty() || doc.inputs.repo_fingerprint == now,
-        "the repository {} changed since this session started, so its recorded executions no \
-         longer describe it. Restore it (e.g. `git stash`), or start a new run",
-        doc.inputs.repo.display()
-    );
-    Ok((doc, path))
-}
-
-/// Most executions a run may have at once: pytest runs are CPU-bound, so beyond a few per
-/// core they only queue, each holding a working copy and a process tree.
-fn max_jobs() -> usize {
-    (super::default_jobs() * 4).max(8)
-}
-
-fn check_jobs(jobs: usize) -> anyhow::Result<usize> {
-    anyhow::ensure!(
-        jobs >= 1,
-        "--jobs must be at least 1 (it is how many pytest executions run at once)"
-    );
-    anyhow::ensure!(
-        jobs <= max_jobs(),
-        "--jobs {jobs} is more than this machine can use: it has {} cores, and more than {} \
-         executions at once only queue up; pass at most --jobs {}",
-        super::default_jobs(),
-        max_jobs(),
-        max_jobs()
-    );
-    Ok(jobs)
-}
-
-/// The run's inputs, every one checked, and the output directory (checked, not yet created).
-/// Nothing is written before this returns.
-fn new_doc(a: &RunArgs) -> anyhow::Result<(SessionDoc, PathBuf)> {
-    let inst = a.instance.as_deref().map(Instance::load).transpose()?;
-    let need = |flag: &str| {
-        anyhow::anyhow!("missing --{flag} (or --instance DIR whose instance.toml gives it)")
-    };
-    let repo = a
-        .repo
-        .clone()
-        .or_else(|| inst.as_ref().map(|i| i.repo.clone()))
-        .ok_or_else(|| need("repo"))?;
-    if !repo.is_dir() {
-        return Err(SetupError::NoRepo(repo).into());
-    }
-    let issue_path = a
-        .issue
-        .clone()
-        .or_else(|| inst.as_ref().map(|i| i.issue.clone()))
-        .ok_or_else(|| need("issue"))?;
-    let issue_text = std::fs::read_to_string(&issue_path).map_err(|source| SetupError::Issue {
-        path: issue_path.clone(),
-        source,
-    })?;
-    let out = a
-        .out
-        .clone()
-        .or_else(|| {
-            inst.as_ref()
-                .map(|i| PathBuf::from("sessions").join(&i.name))
-        })
-        .ok_or_else(|| need("out"))?;
-    outdir::check(&out, Intent::New { force: a.force })?;
-    let start = a.start.or(inst.as_ref().map(|i| i.start));
-    // The instance's candidates and focal functions apply when the run starts from them; the
-    // full workflow (basebrt) has the model find both.
-    let from_instance = inst.as_ref().filter(|_| start != Some(Start::Basebrt));
-    if let (Some(Start::Candidates), Some(i)) = (start, &inst) {
-        anyhow::ensure!(
-            i.initial_tests.is_some() || a.initial_tests.is_some(),
-            "--start candidates: {} has no initial_tests; pass --initial-tests DIR or --start basebrt",
-            i.dir.display()
-        );
-    }
-    let focal = if a.focal.is_empty() {
-        from_instance.map(|i| i.focal.clone()).unwrap_or_default()
-    } else {
-        a.focal.clone()
-    };
-    let tests_dir = a
-        .initial_tests
-        .clone()
-        .or_else(|| from_instance.and_then(|i| i.initial_tests.clone()));
-    // An instance's recorded script is its model for the full workflow, labelled as scripted.
-    let llm = a.llm.clone().or_else(|| {
-        inst.as_ref()
-            .filter(|_| start == Some(Start::Basebrt))
-            .and_then(|i| i.llm_script.as_ref())
-            .map(|f| format!("scripted:{}", f.display()))
-    });
-    if let Some(spec) = &llm {
-        super::model::check_spec(spec, a.reasoning.as_deref())?;
-    }
-    if tests_dir.is_none() && llm.is_none() {
-        return Err(anyhow::anyhow!(
-            "missing --initial-tests DIR (candidate tests), or --llm PROVIDER to have the model write them"
-        ));
-    }
-    let defaults = inst.as_ref().map(|i| i.run.clone()).unwrap_or_default();
-    let n = a.tests.or(defaults.tests).unwrap_or(8);
-    if n == 0 {
-        return Err(SetupError::NoTests.into());
-    }
-    let mutants = a.mutants.or(defaults.mutants).unwrap_or(20);
-    anyhow::ensure!(
-        mutants >= 1,
-        "--mutants must be at least 1: fitness is the number of mutants a test kills"
-    );
-    let timeout_secs = a.timeout.or(defaults.timeout).unwrap_or(60.0);
-    anyhow::ensure!(
-        timeout_secs.is_finite() && timeout_secs > 0.0,
-        "--timeout must be a positive number of seconds (got {timeout_secs})"
-    );
-    let jobs = check_jobs(a.jobs.unwrap_or_else(super::default_jobs))?;
-    let seed = a.seed.or(defaults.seed).unwrap_or(1);
-    let candidates = match &tests_dir {
-        Some(dir) => setup::read_candidates(dir, n)?,
-        None => vec![],
-    };
-    // The focal functions exist and yield mutants: the Mutate step would find out only after
-    // the session (and, with a model, paid calls) exist.
-    if !focal.is_empty() {
-        evootter::mutate::generate(&repo, &focal, mutants, seed)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-    }
-    let golden_patch = a
-        .golden_patch
-        .clone()
-        .or_else(|| inst.as_ref().and_then(|i| i.golden_patch.clone()));
-    if let Some(g) = &golden_patch {
-        anyhow::ensure!(
-            g.is_file(),
-            "golden patch {} does not exist; pass the fix as a unified diff with --golden-patch",
-            g.display()
-        );
-        evootter::eval::golden_files(&repo, g)?;
-    }
-    if let Some(events) = &a.events {
-        let parent = events.parent().filter(|p| !p.as_os_str().is_empty());
-        anyhow::ensure!(
-            parent.is_none_or(Path::is_dir),
-            "--events {}: its directory does not exist",
-            events.display()
-        );
-    }
-
-    let pyenv = exec::resolve_python(a.python.as_deref())?;
-    let pythonpath = if !a.pythonpath.is_empty() {
-        a.pythonpath.clone()
-    } else if let Some(pp) = inst.as_ref().and_then(|i| i.pythonpath.clone()) {
-        let mut pp = pp;
-        if !pp.iter().any(|p| p == ".") {
-            pp.insert(0, ".".into());
-        }
-        pp
-    } else {
-        setup::default_pythonpath(&repo)
-    };
-    for dir in &pythonpath {
-        anyhow::ensure!(
-            repo.join(dir).is_dir(),
-            "--pythonpath {dir} is not a directory of {}; give directories relative to the \
-             repository root",
-            repo.display()
-        );
-    }
-    let test_dir = a
-        .test_dir
-        .clone()
-        .or_else(|| inst.as_ref().and_then(|i| i.test_dir.clone()))
-        .unwrap_or_else(|| setup::default_test_dir(&repo));
-    let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
-    let config = RunConfig {
-        tests: n,
-        mutants,
-        selection: a.selection,
-        fitness: a.fitness,
-        rescue_tiebreak: !a.no_rescue_tiebreak,
-        crossover: a.crossover.unwrap_or(if llm.is_some() {
-            CrossoverStrategy::Llm
-        } else {
-            CrossoverStrategy::None
-        }),
-        check_flaky: !a.no_flaky_check,
-        jobs,
-        timeout_secs,
-        seed,
-        python: pyenv.path.display().to_string(),
-        pythonpath,
-        test_dir,
-        llm: llm.map(|spec| match spec.strip_prefix("scripted:") {
-            // Resolve the script path now: a resumed run may start elsewhere.
-            Some(f) => format!("scripted:{}", abs(PathBuf::from(f)).display()),
-            None => spec,
-        }),
-        llm_model: a.model.clone(),
-        llm_base_url: a.base_url.clone(),
-        prompting: a.prompting,
-        llm_reasoning: a.reasoning.clone(),
-        llm_retries: a.llm_retries,
-        sandbox: !a.no_sandbox,
-    };
-    let needs_model =
-        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
-    anyhow::ensure!(
-        !needs_model || config.llm.is_some(),
-        "--selection llm and --crossover llm need a model: pass --llm anthropic, --llm openai \
-         (with --base-url for a compatible server) or --llm scripted:FILE"
-    );
-
-    // Syntax, by the run's own interpreter: a focal file that does not compile makes every
-    // execution fail; a candidate that does not may still be worth running, but the user is
-    // told.
-    let mut sources = vec![];
-    for f in &focal {
-        if let Ok(text) = std::fs::read_to_string(repo.join(&f.file))
-            && !sources.iter().any(|(l, _): &(String, String)| *l == f.file)
-        {
-            sources.push((f.file.clone(), text));
-        }
-    }
-    for (path, text) in &candidates {
-        sources.push((path.display().to_string(), text.clone()));
-    }
-    let syntax = exec::python_env::syntax_errors(&pyenv.path, &sources)?;
-
-    let inputs = Inputs {
-        repo: abs(repo),
-        issue_path: Some(abs(issue_path)),
-        issue_text,
-        focal: focal.clone(),
-        initial_tests_dir: tests_dir.map(abs),
-        golden_patch: golden_patch.map(abs),
-        instance: inst.as_ref().map(|i| i.name.clone()),
-        repo_fingerprint: String::new(),
-    };
-    let mut doc = setup::new_session(inputs, config, candidates)?;
-    if let Some(note) = pyenv.note {
-        doc.notes.push(note);
-    }
-    for line in syntax {
-        let focal_file = focal
-            .iter()
-            .any(|f| line.starts_with(&format!("{}:", f.file)));
-        doc.notes.push(if focal_file {
-            format!(
-                "syntax error in the focal file {line}: every test will fail to import it on \
-                 c_old and on its mutants"
-            )
-        } else {
-            format!("syntax error in the candidate {line}: it will run, and fail to collect")
-        });
-    }
-    if let Some(p) = &a.reuse_executions {
-        let path = if p.is_dir() {
-            p.join("session.json")
-        } else {
-            p.clone()
-        };
-        let other = SessionDoc::load(&path)?;
-        let n = setup::reuse_executions(&mut doc, &other)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        doc.notes
-            .push(format!("reused {n} executions from {}", path.display()));
-    }
-    Ok((doc, out))
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use evootter::engine::explain::explain_cut;
 use evootter::engine::kill::{Cell, KillMatrix};
-use evootter::engine::{MutantId, SessionDoc, Target};
+use evootter::engine::{MutantId, SessionDoc, pair};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -236,127 +236,25 @@ fn show_call(doc: &SessionDoc, n: usize) -> anyhow::Result<()> {
 }
 
 fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
-    let cand = doc.tests.get(test).with_context(|| {
-        format!(
-            "no test `{test}` in this session (tests: t1 .. t{})",
-            doc.tests.len()
-        )
-    })?;
-    let pool = doc
-        .pool
-        .as_ref()
-        .context("this session has no mutants yet")?;
-    let matches: Vec<_> = pool
-        .mutants
-        .iter()
-        .filter(|m| m.id.starts_with(mutant))
-        .collect();
-    let m = match matches.as_slice() {
-        [m] => *m,
-        [] => {
-            bail!("no mutant `{mutant}` in this session; `evootter mutants` or `show` lists them")
-        }
-        _ => bail!(
-            "`{mutant}` matches {} mutants; give more of the id",
-            matches.len()
-        ),
-    };
+    let p = pair::find(doc, test, mutant)?;
+    let m = p.mutant;
     println!(
         "mutant {} ({}) in {}::{} line {}",
         m.id, m.kind, m.file, m.function, m.line
     );
     print!("{}", m.diff);
-    let Some(run) = doc.execution(&cand.id, &Target::Mutant(m.id.clone())) else {
-        println!("\n{}", never_ran(doc, test, &m.id));
+    let (Some(old), Some(run), Some(cell)) = (p.old, p.run, p.cell) else {
+        println!("\n{}", p.why_not_run(doc));
         return Ok(());
     };
-    let old = doc
-        .execution(&cand.id, &Target::Old)
-        .context("the test has a run on the mutant but none on c_old: the session is damaged")?;
-    let c = evootter::engine::kill::cell(old, run);
     println!(
         "\n{test} ({}): c_old {:?}, mutant {:?} -> {}",
-        cand.name,
+        p.test.name,
         old.outcome,
         run.outcome,
-        match c {
-            Cell::Survived => "survived: the normalized logs are identical",
-            Cell::KilledLog => "killed: the log changed, the statuses did not",
-            Cell::KilledStatus => "killed: a test status changed",
-            Cell::Rescued => "rescued: fails on c_old, passes on the mutant",
-            Cell::TimedOut => "killed: timed out on the mutant",
-        }
+        cell.verdict()
     );
-    let diff =
-        similar::TextDiff::from_lines(doc.log(&old.normalized_log), doc.log(&run.normalized_log));
     println!("\nnormalized log, c_old -> mutant:");
-    print!(
-        "{}",
-        diff.unified_diff()
-            .context_radius(3)
-            .header("c_old", &format!("mutant {}", m.id))
-    );
+    print!("{}", p.log_diff(doc));
     Ok(())
-}
-
-fn generations_words(gens: &[usize]) -> String {
-    let list: Vec<String> = gens.iter().map(usize::to_string).collect();
-    match list.len() {
-        1 => format!("generation {}", list[0]),
-        _ => format!("generations {}", list.join(", ")),
-    }
-}
-
-/// Why `test` has no run on `mutant`: which generations' samples hold the mutant and which
-/// generations the test was in, so the user can pick a pair that did run.
-fn never_ran(doc: &SessionDoc, test: &str, mutant: &MutantId) -> String {
-    let with_test: Vec<usize> = doc
-        .generations
-        .iter()
-        .filter(|g| g.tests.iter().any(|t| t == test))
-        .map(|g| g.index)
-        .collect();
-    let with_mutant: Vec<&evootter::engine::Generation> = doc
-        .generations
-        .iter()
-        .filter(|g| g.mutants.contains(mutant))
-        .collect();
-    let both: Vec<usize> = with_mutant
-        .iter()
-        .map(|g| g.index)
-        .filter(|g| with_test.contains(g))
-        .collect();
-    if !both.is_empty() {
-        return format!(
-            "{test} has not run on this mutant yet: {} samples it with {test}, and the run \
-             stopped before that execution (`evootter run --resume` finishes it)",
-            generations_words(&both)
-        );
-    }
-    let mutant_part = match with_mutant.as_slice() {
-        [] => "no generation's sample contains the mutant".to_string(),
-        [g] => format!(
-            "the mutant is in generation {}'s sample (tests {})",
-            g.index,
-            g.tests.join(", ")
-        ),
-        gens => {
-            let idx: Vec<usize> = gens.iter().map(|g| g.index).collect();
-            format!(
-                "the mutant is in the samples of {} (generation {}'s tests: {})",
-                generations_words(&idx),
-                gens[0].index,
-                gens[0].tests.join(", ")
-            )
-        }
-    };
-    let test_part = if with_test.is_empty() {
-        format!("{test} was in no generation")
-    } else {
-        format!("{test} was in {}", generations_words(&with_test))
-    };
-    format!(
-        "{test} never ran on this mutant, because no generation had both: {mutant_part}; \
-         {test_part}"
-    )
 }

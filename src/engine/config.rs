@@ -5,10 +5,11 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How the better half of a generation is chosen (paper III-C, IV-A, IV-B).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SelectionStrategy {
     /// Fitness = mutant kills; ties across the cut go to the fallback chain.
+    #[default]
     Mutation,
     /// Seeded uniform choice.
     Random,
@@ -37,11 +38,12 @@ pub enum CutRule {
 }
 
 /// Which fitness rule the mutation strategy uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FitnessRule {
     /// Kills, with every test that passes on `c_old` ranked below every test that fails or
     /// errors there (such a test cannot be fail-to-pass). The default.
+    #[default]
     Brt,
     /// The paper's literal rule: kills only. For research and teaching.
     Paper,

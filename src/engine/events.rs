@@ -27,6 +27,14 @@ pub enum Event {
         executions: usize,
         cached: usize,
     },
+    /// An execution was handed to the executor (a view draws its cell as running).
+    ExecutionStarted {
+        generation: Option<usize>,
+        test: TestId,
+        target: Target,
+        /// The execution's key in the session (`SessionDoc::executions`).
+        key: String,
+    },
     ExecutionDone {
         generation: Option<usize>,
         test: TestId,
@@ -34,6 +42,12 @@ pub enum Event {
         outcome: Outcome,
         /// For a mutant run: whether the test killed it.
         killed: Option<bool>,
+        /// For a mutant run: its kill-matrix cell (how it was killed, or not).
+        #[serde(default)]
+        cell: Option<super::kill::Cell>,
+        /// The execution's key in the session.
+        #[serde(default)]
+        key: String,
         /// Executions of this step finished so far, and in all.
         done: usize,
         total: usize,
@@ -54,6 +68,19 @@ pub enum Event {
     },
     Finished {
         final_test: Option<TestId>,
+    },
+    /// The user acted at a gate (recorded in the session).
+    Acted {
+        act: super::session::Act,
+    },
+    /// An act the user asked for was refused, and why (nothing changed).
+    ActRefused {
+        reason: String,
+    },
+    /// The workbench stopped at the gate before this generation's crossover: the survivors
+    /// may be curated, then the run continued.
+    Paused {
+        generation: usize,
     },
     Note {
         message: String,

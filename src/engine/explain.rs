@@ -642,6 +642,7 @@ mod tests {
             fitness_decided: None,
             tie_break: None,
             offspring: vec![],
+            parents: None,
         };
         let facts = TestFacts::of_generation(&doc, &g);
         let c = &doc.config;

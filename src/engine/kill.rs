@@ -30,16 +30,35 @@ impl Cell {
 }
 
 pub fn cell(old: &Execution, mutant: &Execution) -> Cell {
-    if old.normalized_log == mutant.normalized_log {
+    decide(
+        old.normalized_log == mutant.normalized_log,
+        old.outcome,
+        mutant.outcome,
+        old.status_map == mutant.status_map,
+    )
+}
+
+/// The cell of two fresh results (not recorded in a session), by the same rule as `cell`.
+pub fn cell_of_results(old: &crate::exec::ExecResult, mutant: &crate::exec::ExecResult) -> Cell {
+    decide(
+        old.normalized_log == mutant.normalized_log,
+        old.outcome,
+        mutant.outcome,
+        old.status_map == mutant.status_map,
+    )
+}
+
+fn decide(same_log: bool, old: Outcome, mutant: Outcome, same_statuses: bool) -> Cell {
+    if same_log {
         return Cell::Survived;
     }
-    if mutant.outcome == Outcome::Timeout && old.outcome != Outcome::Timeout {
+    if mutant == Outcome::Timeout && old != Outcome::Timeout {
         return Cell::TimedOut;
     }
-    if old.outcome != Outcome::Passed && mutant.outcome == Outcome::Passed {
+    if old != Outcome::Passed && mutant == Outcome::Passed {
         return Cell::Rescued;
     }
-    if old.outcome != mutant.outcome || old.status_map != mutant.status_map {
+    if old != mutant || !same_statuses {
         Cell::KilledStatus
     } else {
         Cell::KilledLog

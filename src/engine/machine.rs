@@ -81,6 +81,8 @@ struct StepProgress {
 /// One execution waiting to run.
 struct Job {
     test: TestId,
+    /// The test's content hash: with the target, the execution's key.
+    hash: String,
     target: Target,
     request: ExecRequest,
 }
@@ -99,6 +101,10 @@ pub struct Engine {
     pub(super) prices: PriceTable,
     /// The last request sent, so a reply that proves unusable can be dropped from the cache.
     pub(super) last_request: Option<crate::llm::LlmRequest>,
+    /// The highest execution `seq` so far (found once, then counted).
+    last_seq: Option<u64>,
+    /// Where a copy of the session goes after every save, for views.
+    snapshots: Option<tokio::sync::watch::Sender<Arc<SessionDoc>>>,
 }
 
 impl Engine {
@@ -119,6 +125,8 @@ impl Engine {
             prompts: None,
             prices: PriceTable::builtin(),
             last_request: None,
+            last_seq: None,
+            snapshots: None,
         }
     }
 
@@ -154,9 +162,18 @@ impl Engine {
         self.doc.notes.push(message);
     }
 
+    /// Publish a snapshot of the session after every save (after each step, and at most
+    /// every second while executions finish).
+    pub fn set_snapshots(&mut self, tx: tokio::sync::watch::Sender<Arc<SessionDoc>>) {
+        self.snapshots = Some(tx);
+    }
+
     pub fn save(&mut self) -> Result<(), EngineError> {
         self.doc.save(&self.session_path)?;
         self.last_save = Instant::now();
+        if let Some(tx) = &self.snapshots {
+            tx.send_replace(Arc::new(self.doc.clone()));
+        }
         Ok(())
     }
 
@@ -283,6 +300,7 @@ impl Engine {
             fitness_decided: None,
             tie_break: None,
             offspring: vec![],
+            parents: None,
         });
         self.doc.phase = Phase::Execute { generation: index };
     }
@@ -378,16 +396,24 @@ impl Engine {
         Duration::from_secs_f64(secs.max(2.0).min(cap))
     }
 
-    async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
+    /// Runs `tests` on generation `g`'s baselines and mutants, skipping what has run.
+    /// `peers`: the generation's tests, whose `c_old` times bound a hanging test's runs;
+    /// `total`: the executions the progress counts against.
+    pub(super) async fn execute(
+        &mut self,
+        g: usize,
+        tests: &[TestId],
+        peers: &[TestId],
+        total: usize,
+    ) -> Result<(), EngineError> {
         let gen_ = self.generation(g)?.clone();
         let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
         let mut progress = StepProgress {
-            total: gen_.executions,
+            total,
             ..Default::default()
         };
         let targets = self.targets(&gen_.mutants);
-        progress.done = gen_
-            .tests
+        progress.done = tests
             .iter()
             .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
             .sum();
@@ -396,16 +422,17 @@ impl Engine {
         // first run, so a test already known to hang is not waited for twice at the full cap.
         for target in self.doc.config.baseline_targets() {
             let mut baselines = Vec::new();
-            for t in &gen_.tests {
+            for t in tests {
                 if self.has_run(t, &target) {
                     continue;
                 }
                 let timeout = match target {
-                    Target::OldRepeat if self.hangs_on_old(t) => self.hang_bound(&gen_.tests),
+                    Target::OldRepeat if self.hangs_on_old(t) => self.hang_bound(peers),
                     _ => cap,
                 };
                 baselines.push(Job {
                     test: t.clone(),
+                    hash: self.doc.tests[t].hash.clone(),
                     target: target.clone(),
                     request: ExecRequest {
                         test: self.test_file(t),
@@ -419,9 +446,9 @@ impl Engine {
         }
 
         let mut jobs = Vec::new();
-        for t in &gen_.tests {
+        for t in tests {
             let timeout = if self.hangs_on_old(t) {
-                self.hang_bound(&gen_.tests)
+                self.hang_bound(peers)
             } else {
                 let base = self
                     .doc
@@ -442,6 +469,7 @@ impl Engine {
                 let content = m.apply(self.source(&m.file)?);
                 jobs.push(Job {
                     test: t.clone(),
+                    hash: self.doc.tests[t].hash.clone(),
                     target,
                     request: ExecRequest {
                         test: self.test_file(t),
@@ -456,7 +484,13 @@ impl Engine {
             }
         }
         self.run_jobs(Some(g), jobs, &mut progress).await?;
+        Ok(())
+    }
 
+    async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
+        let gen_ = self.generation(g)?.clone();
+        self.execute(g, &gen_.tests, &gen_.tests, gen_.executions)
+            .await?;
         let scores = self.score_generation(&gen_);
         self.check_force_failure(&gen_, &scores);
         for (t, sc) in &scores {
@@ -473,7 +507,7 @@ impl Engine {
         Ok(())
     }
 
-    fn score_generation(&self, gen_: &Generation) -> BTreeMap<TestId, TestScore> {
+    pub(super) fn score_generation(&self, gen_: &Generation) -> BTreeMap<TestId, TestScore> {
         let mut out = BTreeMap::new();
         for t in &gen_.tests {
             let Some(old) = self.doc.execution(t, &Target::Old) else {
@@ -535,8 +569,17 @@ impl Engine {
         let mut pending = jobs.into_iter();
         let mut set = tokio::task::JoinSet::new();
         let executor = Arc::clone(&self.executor);
+        let events = self.events.clone();
         let spawn = |set: &mut tokio::task::JoinSet<_>, job: Job| {
             let ex = Arc::clone(&executor);
+            if let Some(tx) = &events {
+                let _ = tx.send(Event::ExecutionStarted {
+                    generation,
+                    key: exec_key(&job.hash, &job.target),
+                    test: job.test.clone(),
+                    target: job.target.clone(),
+                });
+            }
             set.spawn(async move {
                 let timeout = job.request.timeout;
                 let r = ex.run(job.request).await;
@@ -551,7 +594,8 @@ impl Engine {
                 joined.map_err(|e| EngineError::State(format!("execution task failed: {e}")))?;
             let result = result?;
             let outcome = result.outcome;
-            let killed = self.record(&test, &target, timeout, result);
+            let (key, cell) = self.record(&test, &target, timeout, result);
+            let killed = cell.map(kill::Cell::is_kill);
             progress.kills += usize::from(killed == Some(true));
             progress.timeouts += usize::from(outcome == Outcome::Timeout);
             progress.done += 1;
@@ -561,6 +605,8 @@ impl Engine {
                 target,
                 outcome,
                 killed,
+                cell,
+                key,
                 done: progress.done,
                 total: progress.total,
                 kills: progress.kills,
@@ -576,25 +622,26 @@ impl Engine {
         Ok(())
     }
 
-    /// Store one result; for a mutant run, return whether it killed the mutant.
+    /// Store one result; return its key and, for a mutant run, its kill-matrix cell.
     fn record(
         &mut self,
         test: &TestId,
         target: &Target,
         timeout: Duration,
         r: ExecResult,
-    ) -> Option<bool> {
+    ) -> (String, Option<kill::Cell>) {
         let hash = self.doc.tests[test].hash.clone();
         let raw = self.doc.intern_log(&r.raw_log);
         let norm = self.doc.intern_log(&r.normalized_log);
-        let seq = self
-            .doc
-            .executions
-            .values()
-            .map(|e| e.seq)
-            .max()
-            .unwrap_or(0)
-            + 1;
+        let seq = *self.last_seq.get_or_insert_with(|| {
+            self.doc
+                .executions
+                .values()
+                .map(|e| e.seq)
+                .max()
+                .unwrap_or(0)
+        }) + 1;
+        self.last_seq = Some(seq);
         let exec = Execution {
             test_hash: hash.clone(),
             target: target.clone(),
@@ -616,15 +663,16 @@ impl Engine {
         if *target == Target::Old {
             self.note_old_run(test, &exec);
         }
-        let killed = match target {
+        let cell = match target {
             Target::Mutant(_) => self
                 .doc
                 .execution(test, &Target::Old)
-                .map(|old| kill::cell(old, &exec).is_kill()),
+                .map(|old| kill::cell(old, &exec)),
             _ => None,
         };
-        self.doc.executions.insert(exec_key(&hash, target), exec);
-        killed
+        let key = exec_key(&hash, target);
+        self.doc.executions.insert(key.clone(), exec);
+        (key, cell)
     }
 
     /// What a test's first `c_old` run revealed that the user must hear about at once: it
@@ -751,7 +799,8 @@ impl Engine {
     // ---- Crossover ----------------------------------------------------------------------
 
     async fn step_crossover(&mut self, g: usize) -> Result<(), EngineError> {
-        let parents = self.generation(g)?.selected.clone();
+        // The survivors, as the user curated them at the gate (if anyone did).
+        let parents = self.doc.parents(g);
         let offspring = match self.doc.config.crossover {
             // The survivors go on unchanged (the paper's "Mutation" row of Table III).
             CrossoverStrategy::None => parents,
@@ -787,6 +836,7 @@ impl Engine {
                 };
                 jobs.push(Job {
                     test: t.clone(),
+                    hash: self.doc.tests[t].hash.clone(),
                     target,
                     request,
                 });

@@ -2,6 +2,7 @@
 //! halving, selection and crossover, as a step-able state machine over a session document.
 //! It knows nothing of terminals: the headless runner and the TUI both drive `Engine::step`.
 
+pub mod acts;
 pub mod basebrt;
 pub mod config;
 pub mod events;
@@ -10,11 +11,13 @@ pub mod halving;
 pub mod kill;
 mod llm_steps;
 pub mod machine;
+pub mod pair;
 pub mod report;
 pub mod selection;
 pub mod session;
 pub mod setup;
 
+pub use acts::{ActError, ActRequest};
 pub use config::*;
 pub use events::Event;
 pub use machine::{Engine, EngineError};

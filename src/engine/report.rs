@@ -91,6 +91,12 @@ pub fn report(doc: &SessionDoc) -> Value {
                 let mut v = json!({"name": c.name, "path": c.rel_path,
                            "old": old.map(|e| e.outcome),
                            "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)});
+                if matches!(
+                    c.origin,
+                    Origin::UserWritten { .. } | Origin::UserEdited { .. }
+                ) {
+                    v["origin"] = json!(c.origin);
+                }
                 // What a test did beyond passing or failing: it hung, changed its copy,
                 // or hit the sandbox (on c_old, where every test runs).
                 if let Some(e) = old {
@@ -140,6 +146,15 @@ pub fn report(doc: &SessionDoc) -> Value {
     }
     let by_step: BTreeMap<&str, usize> = step_totals.iter().map(|(s, t)| (*s, t.calls)).collect();
     let totals = CallTotals::of(&doc.llm_calls);
+    if !doc.acts.is_empty() {
+        r["acts"] = json!(doc.acts);
+        let parents: BTreeMap<usize, &Vec<TestId>> = doc
+            .generations
+            .iter()
+            .filter_map(|g| g.parents.as_ref().map(|p| (g.index, p)))
+            .collect();
+        r["curated_parents"] = json!(parents);
+    }
     r["llm_steps"] = json!(step_totals);
     r["llm"] = json!(doc.config.llm);
     r["llm_calls"] = json!({"total": totals.calls, "by_step": by_step, "cached": totals.cached});

@@ -48,6 +48,52 @@ pub enum Origin {
         generation: usize,
         parents: Vec<TestId>,
     },
+    /// Written by the user at the gate before `generation`'s crossover.
+    UserWritten { generation: usize },
+    /// The user's edit of `from` at the gate before `generation`'s crossover.
+    UserEdited { generation: usize, from: TestId },
+}
+
+impl ActKind {
+    /// One line for a person: `vetoed t3`, `edited t3 into t9`.
+    pub fn describe(&self) -> String {
+        match self {
+            ActKind::Veto { test } => format!("vetoed {test}"),
+            ActKind::Edit { test, new_test } => format!("edited {test} into {new_test}"),
+            ActKind::Add { new_test } => format!("added {new_test}"),
+            ActKind::Pin { test } => format!("pinned {test} as the final test"),
+            ActKind::Undo { undone } => format!("undid act {}", undone + 1),
+            ActKind::Continue => "continued".to_string(),
+        }
+    }
+}
+
+/// What a user did to a session at a gate (the curate screen), in the order done. Kept in the
+/// session and the report, so a resumed or reviewed session shows who decided what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Act {
+    pub at_unix: u64,
+    /// The generation whose gate it was done at.
+    pub generation: usize,
+    #[serde(flatten)]
+    pub kind: ActKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ActKind {
+    /// The test does not go to crossover.
+    Veto { test: TestId },
+    /// `new_test` (the edit, run like any test) goes to crossover in place of `test`.
+    Edit { test: TestId, new_test: TestId },
+    /// The user's own test goes to crossover too.
+    Add { new_test: TestId },
+    /// The run ends with this test as its final test.
+    Pin { test: TestId },
+    /// Act number `undone` (its index in `SessionDoc::acts`) no longer counts.
+    Undo { undone: usize },
+    /// Past the gate: the crossover runs with the curated parents.
+    Continue,
 }
 
 /// What BaseBRT's localizer and contextualizer found (paper III-B).
@@ -191,6 +237,10 @@ pub struct Generation {
     pub tie_break: Option<TieBreak>,
     /// The population handed to the next generation (after crossover).
     pub offspring: Vec<TestId>,
+    /// The tests that went (or go) to crossover after the user's acts at the gate; `None`:
+    /// the selected ones, untouched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parents: Option<Vec<TestId>>,
 }
 
 /// Where the state machine stands. Each variant is the step that runs next.
@@ -287,6 +337,9 @@ pub struct SessionDoc {
     pub llm_calls: Vec<crate::llm::CallRecord>,
     #[serde(default)]
     pub base_brt: Option<BaseBrt>,
+    /// The user's acts at gates, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acts: Vec<Act>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -292,6 +292,7 @@ pub fn new_session(
         notes: vec![],
         llm_calls: vec![],
         base_brt: None,
+        acts: vec![],
     })
 }
 

@@ -9,6 +9,7 @@ pub mod local;
 pub mod normalize;
 pub mod python_env;
 pub mod sandbox;
+pub mod scripted;
 pub mod seal;
 
 pub use local::{LocalConfig, LocalExecutor, kill_all_running};

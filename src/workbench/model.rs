@@ -1,31 +1,45 @@
 //! Building the model a session names (`--llm`), for a new run or a resumed one.
 
-use evootter::engine::{Event, SessionDoc};
-use evootter::llm::Model;
-use evootter::llm::anthropic::{Anthropic, AnthropicConfig};
-use evootter::llm::cache::{CachedModel, ResponseCache};
-use evootter::llm::notice::RetryObserver;
-use evootter::llm::openai::{OpenAi, OpenAiConfig};
-use evootter::llm::price::PriceTable;
-use evootter::llm::retry::RetryPolicy;
-use evootter::llm::scripted::ScriptedModel;
+use crate::engine::{Event, SessionDoc};
+use crate::llm::anthropic::{Anthropic, AnthropicConfig};
+use crate::llm::cache::{CachedModel, ResponseCache};
+use crate::llm::notice::RetryObserver;
+use crate::llm::openai::{OpenAi, OpenAiConfig};
+use crate::llm::price::{PriceError, PriceTable};
+use crate::llm::retry::RetryPolicy;
+use crate::llm::scripted::ScriptedModel;
+use crate::llm::{LlmError, Model};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("--reasoning `{0}`: use low, medium, high or a number of tokens")]
+    Reasoning(String),
+    #[error("unknown --llm `{0}`; use anthropic, openai or scripted:FILE")]
+    Unknown(String),
+    #[error("--llm scripted:{0}: the script file does not exist")]
+    NoScript(String),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error(transparent)]
+    Prices(#[from] PriceError),
+}
+
 /// `--reasoning` as an Anthropic thinking budget in tokens.
-fn thinking_budget(r: &str) -> anyhow::Result<u32> {
+fn thinking_budget(r: &str) -> Result<u32, ModelError> {
     Ok(match r {
         "low" => 2048,
         "medium" => 8192,
         "high" => 24_000,
-        n => n.parse().map_err(|_| {
-            anyhow::anyhow!("--reasoning `{n}`: use low, medium, high or a number of tokens")
-        })?,
+        n => n
+            .parse()
+            .map_err(|_| ModelError::Reasoning(n.to_string()))?,
     })
 }
 
 /// The user's price table (`prices.toml` in the config directory) over the built-in one.
-pub fn prices() -> anyhow::Result<PriceTable> {
+pub fn prices() -> Result<PriceTable, ModelError> {
     let file = directories::ProjectDirs::from("", "", "evootter")
         .map(|d| d.config_dir().join("prices.toml"))
         .filter(|p| p.is_file());
@@ -42,7 +56,7 @@ pub fn prices() -> anyhow::Result<PriceTable> {
 pub fn build(
     doc: &SessionDoc,
     events: Option<UnboundedSender<Event>>,
-) -> anyhow::Result<Option<Arc<dyn Model>>> {
+) -> Result<Option<Arc<dyn Model>>, ModelError> {
     let cfg = &doc.config;
     let Some(spec) = cfg.llm.as_deref() else {
         return Ok(None);
@@ -92,9 +106,7 @@ pub fn build(
                 }
                 Arc::new(script)
             }
-            None => {
-                anyhow::bail!("unknown --llm `{other}`; use anthropic, openai or scripted:FILE")
-            }
+            None => return Err(ModelError::Unknown(other.to_string())),
         },
     };
     Ok(Some(model))
@@ -104,7 +116,7 @@ pub fn build(
 /// missing script would otherwise fail after the session exists. (A missing API key is
 /// reported later, with the session saved, so that exporting the key and resuming needs no
 /// retyping of the run's flags.)
-pub fn check_spec(spec: &str, reasoning: Option<&str>) -> anyhow::Result<()> {
+pub fn check_spec(spec: &str, reasoning: Option<&str>) -> Result<(), ModelError> {
     match spec {
         "anthropic" => {
             if let Some(r) = reasoning {
@@ -113,13 +125,9 @@ pub fn check_spec(spec: &str, reasoning: Option<&str>) -> anyhow::Result<()> {
         }
         "openai" => {}
         other => match other.strip_prefix("scripted:") {
-            Some(file) => anyhow::ensure!(
-                std::path::Path::new(file).is_file(),
-                "--llm scripted:{file}: the script file does not exist"
-            ),
-            None => {
-                anyhow::bail!("unknown --llm `{other}`; use anthropic, openai or scripted:FILE")
-            }
+            Some(file) if std::path::Path::new(file).is_file() => {}
+            Some(file) => return Err(ModelError::NoScript(file.to_string())),
+            None => return Err(ModelError::Unknown(other.to_string())),
         },
     }
     Ok(())

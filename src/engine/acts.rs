@@ -1,0 +1,256 @@
+//! The user's acts at a gate, the point between a generation's selection and its crossover:
+//! veto a survivor, edit one, add a test of one's own, pin the final test, undo the last act.
+//! Each is checked against the phase, recorded in the session (`SessionDoc::acts`), and
+//! applied to the generation's `parents`, the tests that go to crossover. An edited or added
+//! test is a new test (its own content hash) that runs on `c_old` and on the generation's
+//! mutants before crossover, like every other test of the generation; nothing already run
+//! runs again.
+
+use super::machine::{Engine, EngineError};
+use super::session::*;
+use crate::prompts::parse::ParsedTest;
+
+/// What the user asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActRequest {
+    Veto { test: TestId },
+    Edit { test: TestId, source: String },
+    Add { name: String, source: String },
+    Pin { test: TestId },
+    Undo,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ActError {
+    #[error(
+        "the session is not at a gate (it is at {0}); acts wait for the gate before a crossover"
+    )]
+    NotAtGate(Phase),
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+fn refused<T>(msg: String) -> Result<T, ActError> {
+    Err(ActError::Refused(msg))
+}
+
+impl Engine {
+    /// The generation whose crossover is next, when the session waits there.
+    pub fn gate(&self) -> Option<usize> {
+        match self.doc.phase {
+            Phase::Crossover { generation } => Some(generation),
+            _ => None,
+        }
+    }
+
+    /// Applies one act at the gate; the returned act is the one recorded.
+    pub async fn act(&mut self, req: ActRequest) -> Result<Act, ActError> {
+        let g = self
+            .gate()
+            .ok_or_else(|| ActError::NotAtGate(self.doc.phase.clone()))?;
+        let parents = self.doc.parents(g);
+        let name_of = |doc: &SessionDoc, t: &TestId| {
+            doc.tests
+                .get(t)
+                .map_or_else(|| t.clone(), |c| format!("{t} ({})", c.name))
+        };
+        let kind = match req {
+            ActRequest::Veto { test } => {
+                if !parents.contains(&test) {
+                    return refused(format!(
+                        "{test} does not go to crossover (those that do: {})",
+                        parents.join(", ")
+                    ));
+                }
+                if parents.len() == 1 {
+                    return refused(format!(
+                        "{} is the last test going to crossover; pin it to end the run with \
+                         it, or add a test first",
+                        name_of(&self.doc, &test)
+                    ));
+                }
+                ActKind::Veto { test }
+            }
+            ActRequest::Edit { test, source } => {
+                if !parents.contains(&test) {
+                    return refused(format!(
+                        "only a test going to crossover can be edited ({} do)",
+                        parents.join(", ")
+                    ));
+                }
+                let from = self.doc.tests[&test].clone();
+                if source == from.source {
+                    return refused(format!("the edit of {test} changes nothing"));
+                }
+                let origin = Origin::UserEdited {
+                    generation: g,
+                    from: test.clone(),
+                };
+                let new_test = self.user_test(g, &from.name, source, origin).await?;
+                ActKind::Edit { test, new_test }
+            }
+            ActRequest::Add { name, source } => {
+                if source.trim().is_empty() {
+                    return refused("the added test is empty".into());
+                }
+                let origin = Origin::UserWritten { generation: g };
+                let new_test = self.user_test(g, &name, source, origin).await?;
+                if parents.contains(&new_test) {
+                    return refused(format!("{new_test} already goes to crossover"));
+                }
+                ActKind::Add { new_test }
+            }
+            ActRequest::Pin { test } => {
+                if !self.doc.generations[g].tests.contains(&test) {
+                    return refused(format!(
+                        "{test} is not a test of generation {g}; pin one of {}",
+                        self.doc.generations[g].tests.join(", ")
+                    ));
+                }
+                ActKind::Pin { test }
+            }
+            ActRequest::Undo => match self.doc.last_undoable(g) {
+                Some(i) => ActKind::Undo { undone: i },
+                None => return refused("nothing to undo at this gate".into()),
+            },
+        };
+        if let ActKind::Pin { test } = &kind {
+            // The run ends here with the user's choice.
+            self.doc.final_test = Some(test.clone());
+            self.doc.phase = if self.doc.inputs.golden_patch.is_some() {
+                Phase::Evaluate
+            } else {
+                Phase::Done
+            };
+        }
+        Ok(self.record_act(g, kind)?)
+    }
+
+    /// Records an act, recomputes the gate's parents from every act that counts, saves (so
+    /// the snapshot shows it), then announces it.
+    pub fn record_act(&mut self, g: usize, kind: ActKind) -> Result<Act, EngineError> {
+        let act = Act {
+            at_unix: now_unix(),
+            generation: g,
+            kind,
+        };
+        self.doc.acts.push(act.clone());
+        let parents = self.doc.curated_parents(g);
+        self.doc.generations[g].parents = Some(parents);
+        self.save()?;
+        self.emit(super::Event::Acted { act: act.clone() });
+        Ok(act)
+    }
+
+    /// A test of the user's (written or edited) joins generation `g`: it runs on the
+    /// generation's baselines and mutants, and gets its row.
+    async fn user_test(
+        &mut self,
+        g: usize,
+        name: &str,
+        source: String,
+        origin: Origin,
+    ) -> Result<TestId, ActError> {
+        let hash = crate::hash::sha256_hex(&source);
+        let existing = self.doc.tests.values().find(|c| c.hash == hash);
+        let id = match existing {
+            Some(c) => c.id.clone(),
+            None => {
+                let t = ParsedTest {
+                    name: Some(name.to_string()),
+                    source,
+                };
+                let id = self.add_test(t, name, origin);
+                self.emit_written(Some(g), std::slice::from_ref(&id), &[]);
+                id
+            }
+        };
+        if !self.doc.generations[g].tests.contains(&id) {
+            self.doc.generations[g].tests.push(id.clone());
+        }
+        let peers = self.doc.generations[g].tests.clone();
+        let per_test =
+            self.doc.config.baseline_targets().len() + self.doc.generations[g].mutants.len();
+        self.execute(g, std::slice::from_ref(&id), &peers, per_test)
+            .await?;
+        let gen_ = self.doc.generations[g].clone();
+        if let Some(score) = self.score_generation(&gen_).remove(&id) {
+            self.doc.generations[g].scores.insert(id.clone(), score);
+        }
+        Ok(id)
+    }
+}
+
+impl SessionDoc {
+    /// The tests going to generation `g`'s crossover: the selected ones, as the acts that
+    /// count have changed them.
+    pub fn parents(&self, g: usize) -> Vec<TestId> {
+        self.generations
+            .get(g)
+            .map(|gen_| {
+                gen_.parents
+                    .clone()
+                    .unwrap_or_else(|| gen_.selected.clone())
+            })
+            .unwrap_or_default()
+    }
+
+    fn counting_acts(&self, g: usize) -> Vec<&Act> {
+        let undone: Vec<usize> = self
+            .acts
+            .iter()
+            .filter_map(|a| match a.kind {
+                ActKind::Undo { undone } => Some(undone),
+                _ => None,
+            })
+            .collect();
+        self.acts
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| a.generation == g && !undone.contains(i))
+            .map(|(_, a)| a)
+            .collect()
+    }
+
+    fn curated_parents(&self, g: usize) -> Vec<TestId> {
+        let mut parents = self.generations[g].selected.clone();
+        for a in self.counting_acts(g) {
+            match &a.kind {
+                ActKind::Veto { test } => parents.retain(|t| t != test),
+                ActKind::Edit { test, new_test } => {
+                    for t in parents.iter_mut() {
+                        if t == test {
+                            *t = new_test.clone();
+                        }
+                    }
+                }
+                ActKind::Add { new_test } if !parents.contains(new_test) => {
+                    parents.push(new_test.clone())
+                }
+                _ => {}
+            }
+        }
+        parents
+    }
+
+    /// The last act at gate `g` that still counts and can be undone.
+    fn last_undoable(&self, g: usize) -> Option<usize> {
+        let undone: Vec<usize> = self
+            .acts
+            .iter()
+            .filter_map(|a| match a.kind {
+                ActKind::Undo { undone } => Some(undone),
+                _ => None,
+            })
+            .collect();
+        self.acts.iter().enumerate().rev().find_map(|(i, a)| {
+            let undoable = matches!(
+                a.kind,
+                ActKind::Veto { .. } | ActKind::Edit { .. } | ActKind::Add { .. }
+            );
+            (a.generation == g && undoable && !undone.contains(&i)).then_some(i)
+        })
+    }
+}

@@ -1,0 +1,422 @@
+//! The workbench: the one way into the engine for every driver. The headless `run` and the
+//! TUI both start one from a [`RunRequest`] (or a saved session), send it [`Command`]s, and
+//! read what it reports: the engine's [`Event`]s as they happen, and snapshots of the session
+//! document after each change, which views draw from without ever locking the engine.
+//!
+//! The engine lives in the workbench's own tokio task. A step in flight keeps running while
+//! commands arrive (they queue), except `Cancel`, which drops the step (its executions end,
+//! their processes with them), saves the session and writes the outputs: nothing finished is
+//! lost, and a resumed session pays for nothing twice.
+
+pub mod model;
+pub mod request;
+
+pub use request::{Prepared, RequestError, RunRequest, default_jobs, resume};
+
+use crate::engine::{
+    ActError, ActKind, ActRequest, Engine, EngineError, Event, Phase, SessionDoc, report,
+};
+use crate::exec::{self, Executor};
+use crate::outdir::OutDir;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+
+/// What a driver asks of the workbench.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Run the next engine step, then wait.
+    Step,
+    /// Run steps until the next gate (or the end).
+    RunToGate,
+    /// Run every step to the end, past every gate.
+    RunToEnd,
+    /// At a gate: go on with the crossover, then run to the next gate.
+    Continue,
+    /// Stop the step in flight; the session is saved and the workbench ends.
+    Cancel,
+    /// An act at the gate: veto, edit, add, pin, undo (refused, with an event saying why,
+    /// anywhere else).
+    Act(ActRequest),
+}
+
+/// How a workbench is set up beyond its session.
+#[derive(Default)]
+pub struct Options {
+    /// Stop before each crossover so the user can curate the survivors (the TUI's default in
+    /// step mode); a headless run goes straight through.
+    pub pause_before_crossover: bool,
+    /// Run on this executor instead of a local one (tests: `exec::scripted`).
+    pub executor: Option<Arc<dyn Executor>>,
+    /// Use this model instead of the one the session names (tests).
+    pub model: Option<Arc<dyn crate::llm::Model>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The session's model could not be built (no key, a bad spec): the session is saved,
+    /// so fixing the cause and resuming needs no retyping of the run's options.
+    #[error("{error}")]
+    Model {
+        error: model::ModelError,
+        session: PathBuf,
+    },
+    #[error("preparing the working copies: {0}")]
+    Exec(#[from] exec::ExecError),
+    #[error(transparent)]
+    Prompts(#[from] crate::prompts::PromptError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// How the workbench's task ended. In every case the session is saved and the outputs
+/// (report, final test, patch) written for what is known.
+#[derive(Debug)]
+pub enum Ending {
+    /// The session is done; the path of the final test written, if there is one.
+    Done { final_test: Option<PathBuf> },
+    /// Cancelled (Ctrl-C, quit): `run --resume` continues it.
+    Cancelled,
+    /// A step failed.
+    Failed { error: EngineError },
+}
+
+/// The end of a workbench: how it ended, and the session as it was left.
+pub struct Finished {
+    pub ending: Ending,
+    pub doc: Arc<SessionDoc>,
+    pub session_path: PathBuf,
+    pub out: PathBuf,
+}
+
+pub struct Workbench {
+    commands: mpsc::UnboundedSender<Command>,
+    events: mpsc::UnboundedReceiver<Event>,
+    snapshot: watch::Receiver<Arc<SessionDoc>>,
+    task: tokio::task::JoinHandle<Result<Ending, crate::outdir::OutDirError>>,
+    /// Lines describing the run for its header: where, on what, with which model.
+    pub header: Vec<String>,
+    session_path: PathBuf,
+    out: PathBuf,
+    executor: Arc<dyn Executor>,
+}
+
+/// A (test, mutant) pair run again on demand: both sides, fresh, not recorded.
+#[derive(Debug)]
+pub struct PairRun {
+    pub old: exec::ExecResult,
+    pub mutant: exec::ExecResult,
+    pub cell: crate::engine::kill::Cell,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PairRunError {
+    #[error(transparent)]
+    Pair(#[from] crate::engine::pair::PairError),
+    #[error("cannot read {file} from the repository: {source}")]
+    Source {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Exec(#[from] exec::ExecError),
+}
+
+impl Workbench {
+    /// Builds the executor (unless `opts` gives one) and the model, saves the session, and
+    /// starts the engine's task, which waits for commands.
+    pub async fn start(p: Prepared, opts: Options) -> Result<Self, StartError> {
+        let Prepared {
+            mut doc,
+            out,
+            session_path,
+            resumed,
+        } = p;
+        let executor: Arc<dyn Executor> = match opts.executor {
+            Some(e) => e,
+            None => Arc::new(exec::LocalExecutor::new(exec::LocalConfig {
+                repo: doc.inputs.repo.clone(),
+                python: PathBuf::from(&doc.config.python),
+                pythonpath: doc.config.pythonpath.clone(),
+                jobs: doc.config.jobs,
+                isolation: exec::Wanted {
+                    sandbox: doc.config.sandbox,
+                    namespaces: true,
+                },
+            })?),
+        };
+        for note in executor.notes() {
+            if !doc.notes.contains(&note) {
+                doc.notes.push(note);
+            }
+        }
+        let mut header = vec![format!(
+            "evootter {}: {} -> {}  [{}]",
+            if resumed { "resume" } else { "run" },
+            doc.inputs.repo.display(),
+            out.path().display(),
+            executor.describe()
+        )];
+        header.extend(doc.notes.iter().map(|n| format!("note: {n}")));
+
+        let (tx, events) = mpsc::unbounded_channel();
+        let model = match opts.model {
+            Some(m) => Some(m),
+            None => match model::build(&doc, Some(tx.clone())) {
+                Ok(m) => m,
+                Err(error) => {
+                    doc.save(&session_path).map_err(EngineError::from)?;
+                    return Err(StartError::Model {
+                        error,
+                        session: session_path,
+                    });
+                }
+            },
+        };
+        let (snap_tx, snapshot) = watch::channel(Arc::new(doc.clone()));
+        let mut engine = Engine::new(
+            doc,
+            session_path.clone(),
+            executor.clone(),
+            Some(tx.clone()),
+        );
+        engine.set_snapshots(snap_tx);
+        if let Some(model) = model {
+            header.push(format!("model: {}", model.describe()));
+            let prompts =
+                crate::prompts::Prompts::load(crate::prompts::default_override_dir().as_deref())?;
+            for kind in crate::prompts::PromptKind::ALL {
+                if let crate::prompts::PromptOrigin::Overridden { path } = prompts.origin(kind) {
+                    header.push(format!(
+                        "prompt {}: yours, from {}",
+                        kind.name(),
+                        path.display()
+                    ));
+                }
+            }
+            engine = engine.with_model(model, Arc::new(prompts));
+            engine.set_prices(model::prices().map_err(|error| StartError::Model {
+                error,
+                session: session_path.clone(),
+            })?);
+        }
+        engine.save()?;
+        let (commands, rx) = mpsc::unbounded_channel();
+        let out_path = out.path().to_path_buf();
+        let task = tokio::spawn(drive(engine, out, rx, tx, opts.pause_before_crossover));
+        Ok(Self {
+            commands,
+            events,
+            snapshot,
+            task,
+            header,
+            session_path,
+            out: out_path,
+            executor,
+        })
+    }
+
+    /// Runs a (test, mutant) pair again now, on `c_old` and on the mutant, beside whatever
+    /// the engine is doing (it shares the executor's workers). Nothing is recorded: for
+    /// looking again at a surprising cell.
+    pub async fn run_pair(&self, test: &str, mutant: &str) -> Result<PairRun, PairRunError> {
+        let doc = self.snapshot();
+        let p = crate::engine::pair::find(&doc, test, mutant)?;
+        let file = &p.mutant.file;
+        let original = std::fs::read_to_string(doc.inputs.repo.join(file)).map_err(|source| {
+            PairRunError::Source {
+                file: file.clone(),
+                source,
+            }
+        })?;
+        let test_file = exec::FileOverride {
+            rel_path: p.test.rel_path.clone(),
+            content: p.test.source.clone(),
+        };
+        let timeout = std::time::Duration::from_secs_f64(doc.config.timeout_secs);
+        let old = exec::ExecRequest {
+            test: test_file.clone(),
+            overrides: vec![],
+            removed: vec![],
+            timeout,
+        };
+        let on_mutant = exec::ExecRequest {
+            overrides: vec![exec::FileOverride {
+                rel_path: file.clone(),
+                content: p.mutant.apply(&original),
+            }],
+            ..old.clone()
+        };
+        let (old, mutant) = tokio::join!(self.executor.run(old), self.executor.run(on_mutant));
+        let (old, mutant) = (old?, mutant?);
+        let cell = crate::engine::kill::cell_of_results(&old, &mutant);
+        Ok(PairRun { old, mutant, cell })
+    }
+
+    /// Queues a command (the workbench takes it when its current work allows).
+    pub fn send(&self, c: Command) {
+        // A closed channel means the task has ended; `finish` says how.
+        let _ = self.commands.send(c);
+    }
+
+    /// The next event; `None` once the workbench's task has ended and everything it
+    /// reported has been read.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        self.events.recv().await
+    }
+
+    /// The session as of the last change.
+    pub fn snapshot(&self) -> Arc<SessionDoc> {
+        self.snapshot.borrow().clone()
+    }
+
+    /// A receiver of snapshots, for views that wait for changes.
+    pub fn snapshots(&self) -> watch::Receiver<Arc<SessionDoc>> {
+        self.snapshot.clone()
+    }
+
+    pub fn session_path(&self) -> &std::path::Path {
+        &self.session_path
+    }
+
+    /// Waits for the task to end (after `Cancel`, the end of the run, or a failure).
+    pub async fn finish(self) -> Result<Finished, crate::outdir::OutDirError> {
+        let ending = match self.task.await {
+            Ok(r) => r?,
+            Err(e) => Ending::Failed {
+                error: EngineError::State(format!("the workbench task failed: {e}")),
+            },
+        };
+        let doc = self.snapshot.borrow().clone();
+        Ok(Finished {
+            ending,
+            doc,
+            session_path: self.session_path,
+            out: self.out,
+        })
+    }
+}
+
+/// What the task is doing between commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Idle,
+    OneStep,
+    ToGate,
+    ToEnd,
+}
+
+/// The workbench's task: takes commands, runs steps, stops at gates, ends on `Cancel`.
+async fn drive(
+    mut engine: Engine,
+    out: OutDir,
+    mut rx: mpsc::UnboundedReceiver<Command>,
+    events: mpsc::UnboundedSender<Event>,
+    pause: bool,
+) -> Result<Ending, crate::outdir::OutDirError> {
+    let mut mode = Mode::Idle;
+    let mut queue: VecDeque<Command> = VecDeque::new();
+    // The generation whose gate the user continued past.
+    let mut passed_gate: Option<usize> = None;
+    loop {
+        if engine.is_done() {
+            let final_test = report::write_outputs(&engine.doc, &out)?;
+            return Ok(Ending::Done { final_test });
+        }
+        let gate = match engine.doc.phase {
+            Phase::Crossover { generation } if pause && passed_gate != Some(generation) => {
+                Some(generation)
+            }
+            _ => None,
+        };
+        if mode == Mode::Idle {
+            let cmd = match queue.pop_front() {
+                Some(c) => c,
+                // Every handle is gone: nobody will ask for more.
+                None => rx.recv().await.unwrap_or(Command::Cancel),
+            };
+            mode = match cmd {
+                Command::Step => Mode::OneStep,
+                Command::RunToGate => Mode::ToGate,
+                Command::RunToEnd => Mode::ToEnd,
+                Command::Continue => {
+                    if let Some(g) = gate {
+                        if let Err(error) = engine.record_act(g, ActKind::Continue) {
+                            report::write_outputs(&engine.doc, &out)?;
+                            return Ok(Ending::Failed { error });
+                        }
+                        passed_gate = Some(g);
+                    }
+                    Mode::ToGate
+                }
+                Command::Cancel => return cancel(&mut engine, &out),
+                Command::Act(req) => {
+                    let acted = unless_cancelled(engine.act(req), &mut rx, &mut queue).await;
+                    match acted {
+                        None => return cancel(&mut engine, &out),
+                        Some(Ok(_)) => {}
+                        Some(Err(ActError::Engine(error))) => {
+                            report::write_outputs(&engine.doc, &out)?;
+                            return Ok(Ending::Failed { error });
+                        }
+                        Some(Err(e)) => {
+                            let _ = events.send(Event::ActRefused {
+                                reason: e.to_string(),
+                            });
+                        }
+                    }
+                    Mode::Idle
+                }
+            };
+            continue;
+        }
+        if let Some(generation) = gate
+            && mode != Mode::ToEnd
+        {
+            let _ = events.send(Event::Paused { generation });
+            mode = Mode::Idle;
+            continue;
+        }
+        let stepped = unless_cancelled(engine.step(), &mut rx, &mut queue).await;
+        match stepped {
+            None => return cancel(&mut engine, &out),
+            Some(Err(error)) => {
+                report::write_outputs(&engine.doc, &out)?;
+                return Ok(Ending::Failed { error });
+            }
+            Some(Ok(_)) => {
+                if mode == Mode::OneStep {
+                    mode = Mode::Idle;
+                }
+            }
+        }
+    }
+}
+
+/// Runs `work` while taking commands: `Cancel` (or every handle gone) drops the work and
+/// returns `None`; any other command waits in `queue` for the work to finish.
+async fn unless_cancelled<F: std::future::Future>(
+    work: F,
+    rx: &mut mpsc::UnboundedReceiver<Command>,
+    queue: &mut VecDeque<Command>,
+) -> Option<F::Output> {
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            r = &mut work => return Some(r),
+            c = rx.recv() => match c {
+                Some(Command::Cancel) | None => return None,
+                Some(c) => queue.push_back(c),
+            },
+        }
+    }
+}
+
+/// The step in flight is already dropped (its executions ended with it): save what finished.
+fn cancel(engine: &mut Engine, out: &OutDir) -> Result<Ending, crate::outdir::OutDirError> {
+    let _ = engine.save();
+    report::write_outputs(&engine.doc, out)?;
+    Ok(Ending::Cancelled)
+}

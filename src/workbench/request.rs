@@ -1,0 +1,522 @@
+//! A run request: every option of `run` (and `tui`), checked before anything is created, and
+//! turned into a fresh session in a claimed output directory; or a saved session reopened for
+//! resuming. The one place a session starts, whichever driver starts it.
+
+use crate::engine::setup::{self, SetupError};
+use crate::engine::{
+    CrossoverStrategy, FitnessRule, Inputs, Prompting, RunConfig, SelectionStrategy, SessionDoc,
+};
+use crate::exec;
+use crate::instance::{Instance, Start};
+use crate::outdir::{self, Intent, OutDir};
+use crate::python::FocalFunction;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    OutDir(#[from] outdir::OutDirError),
+    #[error(transparent)]
+    Exec(#[from] exec::ExecError),
+    #[error(transparent)]
+    Instance(#[from] crate::instance::InstanceError),
+    #[error(transparent)]
+    Mutate(#[from] crate::mutate::MutateError),
+    #[error(transparent)]
+    Golden(#[from] crate::eval::EvalError),
+    #[error(transparent)]
+    Session(#[from] crate::engine::SessionError),
+    #[error(transparent)]
+    Model(#[from] super::model::ModelError),
+    #[error("cannot read the repository: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+macro_rules! invalid {
+    ($($t:tt)*) => { RequestError::Invalid(format!($($t)*)) };
+}
+
+macro_rules! ensure {
+    ($cond:expr, $($t:tt)*) => {
+        if !$cond {
+            return Err(invalid!($($t)*));
+        }
+    };
+}
+
+/// Default parallelism: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// A session ready to run: its document, its claimed (locked) output directory, and where it
+/// is saved.
+#[derive(Debug)]
+pub struct Prepared {
+    pub doc: SessionDoc,
+    pub out: OutDir,
+    pub session_path: PathBuf,
+    pub resumed: bool,
+}
+
+impl RunRequest {
+    /// Checks every option and file, then claims the output directory. Nothing is created
+    /// before the checks pass.
+    pub fn prepare(&self) -> Result<Prepared, RequestError> {
+        let (doc, dir) = new_doc(self)?;
+        let out = OutDir::claim(&dir, Intent::New { force: self.force })?;
+        Ok(Prepared {
+            session_path: out.session_path(),
+            doc,
+            out,
+            resumed: false,
+        })
+    }
+}
+
+/// Reopens a saved session (its directory or its file) to continue it. Of `overrides`, only
+/// `--base-url`, `--llm-retries` and `--jobs` apply: everything that shapes the results stays
+/// as recorded.
+pub fn resume(p: &Path, overrides: &RunRequest) -> Result<Prepared, RequestError> {
+    let path = if p.is_dir() {
+        p.join(outdir::SESSION_FILE)
+    } else {
+        p.to_path_buf()
+    };
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // Read once to refuse a missing or broken session without touching its directory (unless
+    // another run holds it: that is the news), then again under the lock, as another run may
+    // be rewriting it.
+    if let Err(e) = resume_doc(&path) {
+        outdir::ensure_unlocked(&dir)?;
+        return Err(e);
+    }
+    let out = OutDir::claim(&dir, Intent::Resume)?;
+    let (mut doc, path) = resume_doc(&path)?;
+    override_on_resume(&mut doc, overrides)?;
+    Ok(Prepared {
+        doc,
+        out,
+        session_path: path,
+        resumed: true,
+    })
+}
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunRequest {
+    /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
+    /// issue, candidates, focal functions and run settings; flags override it.
+    #[arg(long, value_name = "DIR")]
+    pub instance: Option<PathBuf>,
+    /// With --instance: basebrt (the model localizes and writes the tests; the instance's
+    /// recorded script is the model unless --llm names one) | candidates (the instance's own
+    /// tests and focal functions). Default: the instance's `start`.
+    #[arg(long)]
+    pub start: Option<Start>,
+    /// The repository at the buggy commit (c_old). Only read: runs happen in copies.
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// The issue description (Markdown or text), shown to the model and kept in the session.
+    #[arg(long, value_name = "FILE")]
+    pub issue: Option<PathBuf>,
+    /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made. Without
+    /// it, the model localizes them (needs --llm).
+    #[arg(long = "focal", value_name = "FILE::QUALNAME")]
+    pub focal: Vec<FocalFunction>,
+    /// Directory of candidate test modules (*.py): the initial population. Without it, the
+    /// model writes the tests (needs --llm).
+    #[arg(long, value_name = "DIR")]
+    pub initial_tests: Option<PathBuf>,
+    /// n, the population size: the first N candidates in name order, or N tests from the
+    /// model. Default 8 (or the instance's).
+    #[arg(long, value_name = "N")]
+    pub tests: Option<usize>,
+    /// m, the size of the mutant pool; generation g runs about 2m/|tests| of them. Default 20
+    /// (or the instance's).
+    #[arg(long, value_name = "M")]
+    pub mutants: Option<usize>,
+    /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
+    /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
+    /// model chooses; needs --llm).
+    #[arg(long, default_value = "mutation")]
+    pub selection: SelectionStrategy,
+    /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
+    /// and rank last) | paper (kills only, as published).
+    #[arg(long, default_value = "brt")]
+    pub fitness: FitnessRule,
+    /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
+    /// after fitness.
+    #[arg(long)]
+    pub no_rescue_tiebreak: bool,
+    /// How survivors become the next generation: llm (one batched model call per
+    /// generation; the default with --llm) | none (survivors go on unchanged; the default
+    /// without a model).
+    #[arg(long)]
+    pub crossover: Option<CrossoverStrategy>,
+    /// Run each test once on c_old instead of twice (the second run detects flaky logs,
+    /// whose kills are then not counted).
+    #[arg(long)]
+    pub no_flaky_check: bool,
+    /// Run the tests without the sandbox: with network access and write access outside
+    /// their working copy. Sealing (every run starts from a pristine copy) and reaping (no
+    /// process outlives its run) stay on.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// The interpreter pytest runs with: a venv with the project's dependencies. Default:
+    /// python3 from PATH if it has pytest, else a venv evootter manages.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// A directory, relative to the repository root, put on PYTHONPATH (repeatable).
+    /// Default: the root, plus src/ when it exists.
+    #[arg(long = "pythonpath", value_name = "REL")]
+    pub pythonpath: Vec<String>,
+    /// Where the candidate tests are placed in the repository, relative to its root.
+    /// Default: tests/, else test/, else the root.
+    #[arg(long, value_name = "REL")]
+    pub test_dir: Option<String>,
+    /// How many pytest executions run at once. Default: the number of cores.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Cap on one execution, in seconds; mutant runs get (c_old time + 1 s) x 10 within it.
+    /// Default 60 (or the instance's).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seed of every random choice (mutant sampling, random selection): equal seeds, equal
+    /// runs. Default 1 (or the instance's).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// The fix as a unified diff, used only after the run to check whether the tests are
+    /// fail-to-pass; never shown to selection or the model.
+    #[arg(long, value_name = "FILE")]
+    pub golden_patch: Option<PathBuf>,
+    /// Output directory for session.json, report.json, the final test and final.patch: new,
+    /// empty, or holding an earlier session (see --force). Default with --instance:
+    /// sessions/NAME.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace the session already in --out (the files evootter wrote there; yours stay).
+    #[arg(long)]
+    pub force: bool,
+    /// The model for the LLM steps: anthropic | openai | scripted:FILE (recorded replies).
+    /// With a model, it also breaks fitness ties that rescues cannot (paper III-C).
+    #[arg(long, value_name = "PROVIDER")]
+    pub llm: Option<String>,
+    /// Model name for --llm. Default: the provider's current default.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// API base URL for --llm; any OpenAI-compatible server works with --llm openai.
+    /// Default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Reasoning effort for models that take one: low | medium | high (OpenAI
+    /// `reasoning_effort`; for Anthropic a thinking budget of 2k/8k/24k tokens), or a number
+    /// of thinking tokens. Default: none.
+    #[arg(long, value_name = "EFFORT")]
+    pub reasoning: Option<String>,
+    /// Retries of a failed model call (429, 5xx, 529, timeouts, unreachable server) before
+    /// the run stops with its session saved. Default 5.
+    #[arg(long, value_name = "N")]
+    pub llm_retries: Option<u32>,
+    /// How the model writes the initial population when no --initial-tests are given:
+    /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
+    /// masked context).
+    #[arg(long, default_value = "single")]
+    pub prompting: Prompting,
+    /// Take over the executions of an earlier session of the same repository and tests
+    /// (comparing strategies then runs each execution once).
+    #[arg(long, value_name = "SESSION")]
+    pub reuse_executions: Option<PathBuf>,
+}
+
+/// The few settings that may change between a run and its resumption: where the model is
+/// reached and how hard to try (the fix for an unreachable or flaky endpoint), and how many
+/// executions run at once. Everything that shapes the results stays as the session recorded it.
+fn override_on_resume(doc: &mut SessionDoc, a: &RunRequest) -> Result<(), RequestError> {
+    let cfg = &mut doc.config;
+    if let Some(url) = &a.base_url {
+        cfg.llm_base_url = Some(url.clone());
+        doc.notes.push(format!("resumed with --base-url {url}"));
+    }
+    if let Some(n) = a.llm_retries {
+        cfg.llm_retries = Some(n);
+    }
+    if let Some(j) = a.jobs {
+        cfg.jobs = check_jobs(j)?;
+    }
+    Ok(())
+}
+
+pub fn resume_doc(p: &Path) -> Result<(SessionDoc, PathBuf), RequestError> {
+    let path = if p.is_dir() {
+        p.join("session.json")
+    } else {
+        p.to_path_buf()
+    };
+    let doc = SessionDoc::load(&path)?;
+    ensure!(
+        doc.inputs.repo.is_dir(),
+        "the session's repository {} is gone; it is needed to resume",
+        doc.inputs.repo.display()
+    );
+    let now = setup::repo_fingerprint(&doc.inputs.repo)?;
+    ensure!(
+        doc.inputs.repo_fingerprint.is_empty() || doc.inputs.repo_fingerprint == now,
+        "the repository {} changed since this session started, so its recorded executions no \
+         longer describe it. Restore it (e.g. `git stash`), or start a new run",
+        doc.inputs.repo.display()
+    );
+    Ok((doc, path))
+}
+
+/// Most executions a run may have at once: pytest runs are CPU-bound, so beyond a few per
+/// core they only queue, each holding a working copy and a process tree.
+fn max_jobs() -> usize {
+    (default_jobs() * 4).max(8)
+}
+
+fn check_jobs(jobs: usize) -> Result<usize, RequestError> {
+    ensure!(
+        jobs >= 1,
+        "--jobs must be at least 1 (it is how many pytest executions run at once)"
+    );
+    ensure!(
+        jobs <= max_jobs(),
+        "--jobs {jobs} is more than this machine can use: it has {} cores, and more than {} \
+         executions at once only queue up; pass at most --jobs {}",
+        default_jobs(),
+        max_jobs(),
+        max_jobs()
+    );
+    Ok(jobs)
+}
+
+/// The run's inputs, every one checked, and the output directory (checked, not yet created).
+/// Nothing is written before this returns.
+fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
+    let inst = a.instance.as_deref().map(Instance::load).transpose()?;
+    let need =
+        |flag: &str| invalid!("missing --{flag} (or --instance DIR whose instance.toml gives it)");
+    let repo = a
+        .repo
+        .clone()
+        .or_else(|| inst.as_ref().map(|i| i.repo.clone()))
+        .ok_or_else(|| need("repo"))?;
+    if !repo.is_dir() {
+        return Err(SetupError::NoRepo(repo).into());
+    }
+    let issue_path = a
+        .issue
+        .clone()
+        .or_else(|| inst.as_ref().map(|i| i.issue.clone()))
+        .ok_or_else(|| need("issue"))?;
+    let issue_text = std::fs::read_to_string(&issue_path).map_err(|source| SetupError::Issue {
+        path: issue_path.clone(),
+        source,
+    })?;
+    let out = a
+        .out
+        .clone()
+        .or_else(|| {
+            inst.as_ref()
+                .map(|i| PathBuf::from("sessions").join(&i.name))
+        })
+        .ok_or_else(|| need("out"))?;
+    outdir::check(&out, Intent::New { force: a.force })?;
+    let start = a.start.or(inst.as_ref().map(|i| i.start));
+    // The instance's candidates and focal functions apply when the run starts from them; the
+    // full workflow (basebrt) has the model find both.
+    let from_instance = inst.as_ref().filter(|_| start != Some(Start::Basebrt));
+    if let (Some(Start::Candidates), Some(i)) = (start, &inst) {
+        ensure!(
+            i.initial_tests.is_some() || a.initial_tests.is_some(),
+            "--start candidates: {} has no initial_tests; pass --initial-tests DIR or --start basebrt",
+            i.dir.display()
+        );
+    }
+    let focal = if a.focal.is_empty() {
+        from_instance.map(|i| i.focal.clone()).unwrap_or_default()
+    } else {
+        a.focal.clone()
+    };
+    let tests_dir = a
+        .initial_tests
+        .clone()
+        .or_else(|| from_instance.and_then(|i| i.initial_tests.clone()));
+    // An instance's recorded script is its model for the full workflow, labelled as scripted.
+    let llm = a.llm.clone().or_else(|| {
+        inst.as_ref()
+            .filter(|_| start == Some(Start::Basebrt))
+            .and_then(|i| i.llm_script.as_ref())
+            .map(|f| format!("scripted:{}", f.display()))
+    });
+    if let Some(spec) = &llm {
+        super::model::check_spec(spec, a.reasoning.as_deref())?;
+    }
+    if tests_dir.is_none() && llm.is_none() {
+        return Err(invalid!(
+            "missing --initial-tests DIR (candidate tests), or --llm PROVIDER to have the model write them"
+        ));
+    }
+    let defaults = inst.as_ref().map(|i| i.run.clone()).unwrap_or_default();
+    let n = a.tests.or(defaults.tests).unwrap_or(8);
+    if n == 0 {
+        return Err(SetupError::NoTests.into());
+    }
+    let mutants = a.mutants.or(defaults.mutants).unwrap_or(20);
+    ensure!(
+        mutants >= 1,
+        "--mutants must be at least 1: fitness is the number of mutants a test kills"
+    );
+    let timeout_secs = a.timeout.or(defaults.timeout).unwrap_or(60.0);
+    ensure!(
+        timeout_secs.is_finite() && timeout_secs > 0.0,
+        "--timeout must be a positive number of seconds (got {timeout_secs})"
+    );
+    let jobs = check_jobs(a.jobs.unwrap_or_else(super::default_jobs))?;
+    let seed = a.seed.or(defaults.seed).unwrap_or(1);
+    let candidates = match &tests_dir {
+        Some(dir) => setup::read_candidates(dir, n)?,
+        None => vec![],
+    };
+    // The focal functions exist and yield mutants: the Mutate step would find out only after
+    // the session (and, with a model, paid calls) exist.
+    if !focal.is_empty() {
+        crate::mutate::generate(&repo, &focal, mutants, seed)?;
+    }
+    let golden_patch = a
+        .golden_patch
+        .clone()
+        .or_else(|| inst.as_ref().and_then(|i| i.golden_patch.clone()));
+    if let Some(g) = &golden_patch {
+        ensure!(
+            g.is_file(),
+            "golden patch {} does not exist; pass the fix as a unified diff with --golden-patch",
+            g.display()
+        );
+        crate::eval::golden_files(&repo, g)?;
+    }
+    let pyenv = exec::resolve_python(a.python.as_deref())?;
+    let pythonpath = if !a.pythonpath.is_empty() {
+        a.pythonpath.clone()
+    } else if let Some(pp) = inst.as_ref().and_then(|i| i.pythonpath.clone()) {
+        let mut pp = pp;
+        if !pp.iter().any(|p| p == ".") {
+            pp.insert(0, ".".into());
+        }
+        pp
+    } else {
+        setup::default_pythonpath(&repo)
+    };
+    for dir in &pythonpath {
+        ensure!(
+            repo.join(dir).is_dir(),
+            "--pythonpath {dir} is not a directory of {}; give directories relative to the \
+             repository root",
+            repo.display()
+        );
+    }
+    let test_dir = a
+        .test_dir
+        .clone()
+        .or_else(|| inst.as_ref().and_then(|i| i.test_dir.clone()))
+        .unwrap_or_else(|| setup::default_test_dir(&repo));
+    let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    let config = RunConfig {
+        tests: n,
+        mutants,
+        selection: a.selection,
+        fitness: a.fitness,
+        rescue_tiebreak: !a.no_rescue_tiebreak,
+        crossover: a.crossover.unwrap_or(if llm.is_some() {
+            CrossoverStrategy::Llm
+        } else {
+            CrossoverStrategy::None
+        }),
+        check_flaky: !a.no_flaky_check,
+        jobs,
+        timeout_secs,
+        seed,
+        python: pyenv.path.display().to_string(),
+        pythonpath,
+        test_dir,
+        llm: llm.map(|spec| match spec.strip_prefix("scripted:") {
+            // Resolve the script path now: a resumed run may start elsewhere.
+            Some(f) => format!("scripted:{}", abs(PathBuf::from(f)).display()),
+            None => spec,
+        }),
+        llm_model: a.model.clone(),
+        llm_base_url: a.base_url.clone(),
+        prompting: a.prompting,
+        llm_reasoning: a.reasoning.clone(),
+        llm_retries: a.llm_retries,
+        sandbox: !a.no_sandbox,
+    };
+    let needs_model =
+        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
+    ensure!(
+        !needs_model || config.llm.is_some(),
+        "--selection llm and --crossover llm need a model: pass --llm anthropic, --llm openai \
+         (with --base-url for a compatible server) or --llm scripted:FILE"
+    );
+
+    // Syntax, by the run's own interpreter: a focal file that does not compile makes every
+    // execution fail; a candidate that does not may still be worth running, but the user is
+    // told.
+    let mut sources = vec![];
+    for f in &focal {
+        if let Ok(text) = std::fs::read_to_string(repo.join(&f.file))
+            && !sources.iter().any(|(l, _): &(String, String)| *l == f.file)
+        {
+            sources.push((f.file.clone(), text));
+        }
+    }
+    for (path, text) in &candidates {
+        sources.push((path.display().to_string(), text.clone()));
+    }
+    let syntax = exec::python_env::syntax_errors(&pyenv.path, &sources)?;
+
+    let inputs = Inputs {
+        repo: abs(repo),
+        issue_path: Some(abs(issue_path)),
+        issue_text,
+        focal: focal.clone(),
+        initial_tests_dir: tests_dir.map(abs),
+        golden_patch: golden_patch.map(abs),
+        instance: inst.as_ref().map(|i| i.name.clone()),
+        repo_fingerprint: String::new(),
+    };
+    let mut doc = setup::new_session(inputs, config, candidates)?;
+    if let Some(note) = pyenv.note {
+        doc.notes.push(note);
+    }
+    for line in syntax {
+        let focal_file = focal
+            .iter()
+            .any(|f| line.starts_with(&format!("{}:", f.file)));
+        doc.notes.push(if focal_file {
+            format!(
+                "syntax error in the focal file {line}: every test will fail to import it on \
+                 c_old and on its mutants"
+            )
+        } else {
+            format!("syntax error in the candidate {line}: it will run, and fail to collect")
+        });
+    }
+    if let Some(p) = &a.reuse_executions {
+        let path = if p.is_dir() {
+            p.join("session.json")
+        } else {
+            p.clone()
+        };
+        let other = SessionDoc::load(&path)?;
+        let n = setup::reuse_executions(&mut doc, &other)
+            .map_err(|e| invalid!("{}: {e}", path.display()))?;
+        doc.notes
+            .push(format!("reused {n} executions from {}", path.display()));
+    }
+    Ok((doc, out))
+}

@@ -1,0 +1,419 @@
+//! The workbench, the command boundary every driver uses: steps, gates, the user's acts,
+//! cancel and resume. First with the scripted executor (no Python: exact, instant results),
+//! then end to end with real pytest on the tiny instance.
+
+mod common;
+use common::*;
+use evootter::engine::{
+    ActKind, ActRequest, CrossoverStrategy, Event, FitnessRule, Inputs, Origin, Phase, Prompting,
+    RunConfig, SelectionStrategy, SessionDoc, Target, setup,
+};
+use evootter::exec::scripted::{self, ScriptedExecutor};
+use evootter::exec::{ExecRequest, Outcome};
+use evootter::outdir::{Intent, OutDir};
+use evootter::python::FocalFunction;
+use evootter::workbench::{self, Command, Ending, Options, Prepared, RunRequest, Workbench};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Scripted results: a test whose source says `FAILS` fails on c_old; one that says `KILLS`
+/// logs differently on every mutant (so it kills them all); the rest log the same everywhere.
+fn answer(req: &ExecRequest) -> evootter::exec::ExecResult {
+    let src = &req.test.content;
+    let outcome = if src.contains("FAILS") {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    let log = match req.overrides.first() {
+        Some(m) if src.contains("KILLS") => {
+            format!("mutant {}\n", evootter::hash::sha256_hex(&m.content))
+        }
+        _ => "same as c_old\n".to_string(),
+    };
+    scripted::result(outcome, &log)
+}
+
+fn config() -> RunConfig {
+    RunConfig {
+        tests: 4,
+        mutants: 4,
+        selection: SelectionStrategy::Mutation,
+        fitness: FitnessRule::Brt,
+        rescue_tiebreak: true,
+        crossover: CrossoverStrategy::None,
+        check_flaky: true,
+        jobs: 2,
+        timeout_secs: 10.0,
+        seed: 1,
+        python: "python3".into(),
+        pythonpath: vec![".".into()],
+        test_dir: "tests".into(),
+        llm: None,
+        llm_model: None,
+        llm_base_url: None,
+        prompting: Prompting::Single,
+        llm_reasoning: None,
+        llm_retries: None,
+        sandbox: true,
+    }
+}
+
+/// A session of the tiny repo with four scripted candidates, in a claimed out dir.
+fn scripted_session(tiny: &Tiny) -> Prepared {
+    let cands = vec![
+        ("test_a.py", "# FAILS KILLS\ndef test_a(): pass\n"),
+        ("test_b.py", "# FAILS\ndef test_b(): pass\n"),
+        ("test_c.py", "# KILLS\ndef test_c(): pass\n"),
+        ("test_d.py", "def test_d(): pass\n"),
+    ]
+    .into_iter()
+    .map(|(n, s)| (tiny.cands.join(n), s.to_string()))
+    .collect();
+    let inputs = Inputs {
+        repo: tiny.repo.clone(),
+        issue_path: None,
+        issue_text: "clamp is off by one".into(),
+        focal: vec!["calc/ops.py::clamp".parse::<FocalFunction>().unwrap()],
+        initial_tests_dir: None,
+        golden_patch: None,
+        instance: None,
+        repo_fingerprint: String::new(),
+    };
+    let doc = setup::new_session(inputs, config(), cands).unwrap();
+    let out = OutDir::claim(&tiny.out("wb"), Intent::New { force: false }).unwrap();
+    Prepared {
+        session_path: out.session_path(),
+        doc,
+        out,
+        resumed: false,
+    }
+}
+
+async fn scripted_workbench(tiny: &Tiny, pause: bool) -> (Workbench, Arc<ScriptedExecutor>) {
+    let exec = Arc::new(ScriptedExecutor::new(answer));
+    let wb = Workbench::start(
+        scripted_session(tiny),
+        Options {
+            pause_before_crossover: pause,
+            executor: Some(exec.clone()),
+            model: None,
+        },
+    )
+    .await
+    .unwrap();
+    (wb, exec)
+}
+
+/// Reads events until one matches (or the workbench ends, which fails the test).
+async fn until(wb: &mut Workbench, what: &str, matches: impl Fn(&Event) -> bool) -> Event {
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(120), wb.next_event())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} within 2 minutes"))
+            .unwrap_or_else(|| panic!("the workbench ended before {what}"));
+        if matches(&e) {
+            return e;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, exec) = scripted_workbench(&tiny, true).await;
+
+    // Before the gate, acts are refused and nothing changes.
+    wb.send(Command::Act(ActRequest::Veto { test: "t1".into() }));
+    wb.send(Command::RunToGate);
+    let refused = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{refused:?}").contains("not at a gate"),
+        "{refused:?}"
+    );
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    let doc = wb.snapshot();
+    assert_eq!(doc.phase, Phase::Crossover { generation: 0 });
+    assert_eq!(
+        doc.generations[0].selected,
+        ["t1", "t2"],
+        "FAILS first, then kills"
+    );
+
+    wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
+    until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1"]);
+    // The last parent cannot be vetoed.
+    wb.send(Command::Act(ActRequest::Veto { test: "t1".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("last test going to crossover"),
+        "{e:?}"
+    );
+
+    // An edit is a new test that runs on c_old and the generation's mutants at once.
+    let before = exec.requests().len();
+    let edited = "# FAILS KILLS edited\ndef test_a(): assert True\n";
+    wb.send(Command::Act(ActRequest::Edit {
+        test: "t1".into(),
+        source: edited.into(),
+    }));
+    until(&mut wb, "the edit", |e| matches!(e, Event::Acted { .. })).await;
+    let doc = wb.snapshot();
+    let new = doc.tests.values().find(|c| c.source == edited).unwrap();
+    assert_eq!(
+        new.origin,
+        Origin::UserEdited {
+            generation: 0,
+            from: "t1".into()
+        }
+    );
+    let g = &doc.generations[0];
+    assert!(g.tests.contains(&new.id), "the edit gets its row");
+    assert_eq!(g.scores[&new.id].kills.len(), g.mutants.len());
+    assert_eq!(
+        exec.requests().len() - before,
+        2 + g.mutants.len(),
+        "c_old twice and each mutant once, nothing else"
+    );
+    for m in &g.mutants {
+        assert!(doc.execution(&new.id, &Target::Mutant(m.clone())).is_some());
+    }
+    assert_eq!(doc.parents(0), std::slice::from_ref(&new.id));
+
+    // Undo takes the edit back; an added test joins.
+    wb.send(Command::Act(ActRequest::Undo));
+    until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1"]);
+    wb.send(Command::Act(ActRequest::Add {
+        name: "test_mine.py".into(),
+        source: "# FAILS mine\ndef test_mine(): pass\n".into(),
+    }));
+    until(&mut wb, "the add", |e| matches!(e, Event::Acted { .. })).await;
+    let doc = wb.snapshot();
+    let mine = doc
+        .tests
+        .values()
+        .find(|c| c.name == "test_mine.py")
+        .unwrap()
+        .id
+        .clone();
+    assert_eq!(doc.parents(0), ["t1".to_string(), mine.clone()]);
+
+    // Past the gate, the crossover (none) hands the curated parents on.
+    wb.send(Command::Continue);
+    until(&mut wb, "the next generation", |e| {
+        matches!(e, Event::GenerationStarted { generation: 1, .. })
+    })
+    .await;
+    wb.send(Command::RunToEnd);
+    let finished = loop {
+        if wb.next_event().await.is_none() {
+            break wb.finish().await.unwrap();
+        }
+    };
+    assert!(matches!(finished.ending, Ending::Done { .. }));
+    let doc = &finished.doc;
+    assert_eq!(doc.generations[1].tests, ["t1".to_string(), mine]);
+    let kinds: Vec<&str> = doc
+        .acts
+        .iter()
+        .map(|a| match a.kind {
+            ActKind::Veto { .. } => "veto",
+            ActKind::Edit { .. } => "edit",
+            ActKind::Undo { .. } => "undo",
+            ActKind::Add { .. } => "add",
+            ActKind::Pin { .. } => "pin",
+            ActKind::Continue => "continue",
+        })
+        .collect();
+    assert_eq!(kinds, ["veto", "edit", "undo", "add", "continue"]);
+    let report = read_json(&tiny.out("wb").join("report.json"));
+    assert_eq!(report["acts"].as_array().unwrap().len(), 5, "{report:#}");
+    assert_eq!(
+        report["tests"][&doc.acts[3].kind.kind_test()]["origin"]["kind"],
+        "user_written"
+    );
+    let saved = SessionDoc::load(&finished.session_path).unwrap();
+    assert_eq!(saved.acts, doc.acts, "acts are in the saved session");
+}
+
+/// Helper for the assertions above: the test an act names.
+trait ActTest {
+    fn kind_test(&self) -> String;
+}
+
+impl ActTest for ActKind {
+    fn kind_test(&self) -> String {
+        match self {
+            ActKind::Veto { test } | ActKind::Pin { test } => test.clone(),
+            ActKind::Edit { new_test, .. } | ActKind::Add { new_test } => new_test.clone(),
+            _ => String::new(),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pinning_ends_the_run_with_the_users_choice() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| matches!(e, Event::Paused { .. })).await;
+    wb.send(Command::Act(ActRequest::Pin { test: "t4".into() }));
+    until(&mut wb, "the pin", |e| matches!(e, Event::Acted { .. })).await;
+    wb.send(Command::RunToEnd);
+    while wb.next_event().await.is_some() {}
+    let f = wb.finish().await.unwrap();
+    assert!(matches!(f.ending, Ending::Done { .. }));
+    assert_eq!(f.doc.final_test.as_deref(), Some("t4"));
+    assert_eq!(f.doc.generations.len(), 1, "no generation after the pin");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_gate_the_run_goes_straight_through() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _) = scripted_workbench(&tiny, false).await;
+    wb.send(Command::RunToGate);
+    let mut paused = false;
+    while let Some(e) = wb.next_event().await {
+        paused |= matches!(e, Event::Paused { .. });
+    }
+    assert!(!paused);
+    let f = wb.finish().await.unwrap();
+    assert!(matches!(f.ending, Ending::Done { .. }));
+    assert!(f.doc.final_test.is_some());
+}
+
+/// End to end with real pytest: edit at the gate (the edit runs and gets its row), quit,
+/// resume the saved session, continue to an F2P final test.
+#[tokio::test(flavor = "multi_thread")]
+async fn curate_quit_and_resume_with_real_pytest() {
+    let tiny = Tiny::four();
+    let request = RunRequest {
+        repo: Some(tiny.repo.clone()),
+        issue: Some(tiny.dir.path().join("issue.md")),
+        focal: vec!["calc/ops.py::clamp".parse().unwrap()],
+        initial_tests: Some(tiny.cands.clone()),
+        mutants: Some(6),
+        golden_patch: Some(tiny.golden_patch()),
+        out: Some(tiny.out("real")),
+        ..Default::default()
+    };
+    let options = || Options {
+        pause_before_crossover: true,
+        ..Default::default()
+    };
+    let mut wb = Workbench::start(request.prepare().unwrap(), options())
+        .await
+        .unwrap();
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    let doc = wb.snapshot();
+    let kept = doc.generations[0].selected.clone();
+    let wrong = doc
+        .tests
+        .values()
+        .find(|c| c.source.contains("== 11"))
+        .unwrap()
+        .id
+        .clone();
+    assert!(
+        kept.contains(&wrong),
+        "the wrong expectation survives: {kept:?}"
+    );
+    let fixed = doc.tests[&wrong].source.replace("== 11", "== 10");
+    let executions_before = doc.executions.len();
+    wb.send(Command::Act(ActRequest::Edit {
+        test: wrong.clone(),
+        source: fixed.clone(),
+    }));
+    until(&mut wb, "the edit", |e| matches!(e, Event::Acted { .. })).await;
+    let doc = wb.snapshot();
+    let edit = doc.tests.values().find(|c| c.source == fixed).unwrap();
+    let g = &doc.generations[0];
+    assert_eq!(
+        doc.executions.len() - executions_before,
+        2 + g.mutants.len(),
+        "the edit ran on c_old twice and on each mutant once; nothing else ran again"
+    );
+    assert_eq!(
+        doc.execution(&edit.id, &Target::Old).unwrap().outcome,
+        Outcome::Failed,
+        "the corrected test fails on c_old, as a reproduction should"
+    );
+    assert!(g.scores.contains_key(&edit.id), "its row is in the grid");
+    let edit_id = edit.id.clone();
+
+    // Quit at the gate; the acts are saved with the session.
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+    let f = wb.finish().await.unwrap();
+    assert!(matches!(f.ending, Ending::Cancelled));
+    assert_eq!(f.doc.acts.len(), 1);
+
+    let resumed = workbench::resume(&f.session_path, &RunRequest::default()).unwrap();
+    assert_eq!(
+        resumed
+            .doc
+            .parents(0)
+            .iter()
+            .filter(|t| **t == edit_id)
+            .count(),
+        1
+    );
+    let mut wb = Workbench::start(resumed, options()).await.unwrap();
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate again", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    wb.send(Command::Continue);
+    wb.send(Command::RunToEnd);
+    while wb.next_event().await.is_some() {}
+    let f = wb.finish().await.unwrap();
+    assert!(matches!(f.ending, Ending::Done { .. }), "{:?}", f.ending);
+    assert!(f.doc.generations[1].tests.contains(&edit_id));
+    let final_test = f.doc.final_test.clone().unwrap();
+    assert!(f.doc.evaluation[&final_test].f2p, "{final_test}");
+}
+
+/// A pair can be run again on demand, beside the engine, without touching the session.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pair_runs_again_on_demand_without_being_recorded() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, exec) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| matches!(e, Event::Paused { .. })).await;
+    let doc = wb.snapshot();
+    let m = doc.generations[0].mutants[0].clone();
+    let before = exec.requests().len();
+    let run = wb.run_pair("t1", &m[..6]).await.unwrap();
+    assert_eq!(run.cell, evootter::engine::kill::Cell::KilledLog);
+    assert_eq!(exec.requests().len() - before, 2);
+    assert_eq!(
+        wb.snapshot().executions.len(),
+        doc.executions.len(),
+        "not recorded"
+    );
+    let recorded = evootter::engine::pair::find(&doc, "t1", &m).unwrap();
+    assert_eq!(
+        recorded.cell,
+        Some(run.cell),
+        "the same verdict as the recorded run"
+    );
+    assert!(wb.run_pair("t1", "nope").await.is_err());
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+}
