@@ -13,4 +13,5 @@ pub mod outdir;
 pub mod prompts;
 pub mod python;
 pub mod rng;
+pub mod tui;
 pub mod workbench;

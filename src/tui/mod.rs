@@ -1,0 +1,8 @@
+//! The workbench TUI: a full-screen view over a [`crate::workbench::Workbench`]. It draws only
+//! from the session snapshots and events the workbench publishes, and acts only through its
+//! commands; nothing here runs an execution or changes a session itself.
+
+pub mod diff;
+pub mod highlight;
+pub mod keymap;
+pub mod theme;
