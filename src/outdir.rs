@@ -300,6 +300,11 @@ fn atomic_write(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), OutDirError
         .tempfile_in(dir)
         .map_err(io(path))?;
     tmp.write_all(bytes).map_err(io(path))?;
+    // A temp file is private (0600); the outputs are ordinary files the user shares.
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(io(path))?;
     tmp.persist(path).map_err(|e| io(path)(e.error))?;
     Ok(())
 }

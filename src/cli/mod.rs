@@ -7,6 +7,7 @@ mod progress;
 mod prompts_cmd;
 mod run_cmd;
 mod show_cmd;
+mod tui_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +35,13 @@ enum Command {
     Show(show_cmd::ShowArgs),
     /// The prompt templates of the model's steps: which are yours, their text, a copy to edit.
     Prompts(prompts_cmd::PromptsArgs),
+    /// The workbench on the bundled demo: scripted model replies, real mutants and pytest runs.
+    Demo(tui_cmd::DemoArgs),
+    /// The workbench on a new session (every option of `run`), paused before each crossover.
+    Tui(Box<tui_cmd::TuiArgs>),
+    /// The workbench on a saved session (resumed, or read-only when finished or foreign);
+    /// without one, a list of saved sessions.
+    Open(tui_cmd::OpenArgs),
 }
 
 /// Exit code for "the command worked and the answer is no" (eval: not F2P).
@@ -69,6 +77,9 @@ pub fn main() -> ExitCode {
             Command::Eval(a) => eval_cmd::run(a).await,
             Command::Show(a) => show_cmd::run(a),
             Command::Prompts(a) => prompts_cmd::run(a),
+            Command::Demo(a) => tui_cmd::demo(a).await,
+            Command::Tui(a) => tui_cmd::tui(*a).await,
+            Command::Open(a) => tui_cmd::open(a).await,
         }
     });
     match result {

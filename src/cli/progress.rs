@@ -99,7 +99,8 @@ impl Progress {
                 "== generation {generation}: {tests} tests x {mutants} mutants, {executions} executions ({cached} cached)"
             )),
             // The live counter moves when executions finish.
-            Event::ExecutionStarted { .. } => {}
+            // The driver reports how the run ended.
+            Event::ExecutionStarted { .. } | Event::Idle | Event::Stopped { .. } => {}
             Event::Acted { act } => self.line(format!(
                 "   [you] at generation {}'s gate: {}",
                 act.generation,

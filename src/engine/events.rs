@@ -73,6 +73,13 @@ pub enum Event {
     Acted {
         act: super::session::Act,
     },
+    /// The workbench's run stopped on an error (the session is saved).
+    Stopped {
+        reason: String,
+        resumable: bool,
+    },
+    /// The workbench finished what it was asked (one step) and waits for a command.
+    Idle,
     /// An act the user asked for was refused, and why (nothing changed).
     ActRefused {
         reason: String,

@@ -8,7 +8,7 @@ use crate::exec::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// One cell of the test x mutant grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cell {
     /// Same normalized log as on `c_old`.

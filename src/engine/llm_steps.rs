@@ -110,10 +110,20 @@ impl Engine {
             .render(kind, &ctx)
             .map_err(|e| llm_err(e.to_string()))?;
         let req = LlmRequest::single(step, rendered.system, rendered.user, MAX_REPLY_TOKENS);
-        let reply = model
-            .complete(req.clone())
-            .await
-            .map_err(|e| llm_err(e.to_string()))?;
+        let reply = match model.complete(req.clone()).await {
+            Ok(r) => r,
+            // A script recorded for another run (the user curated the population, say) has no
+            // reply that fits: where a rule decides without the model (selection, crossover),
+            // it does, as for any reply that cannot be used. Real providers' errors still stop
+            // the run, resumably.
+            Err(e @ crate::llm::LlmError::Script { .. })
+                if matches!(step, "select" | "crossover") =>
+            {
+                self.note(format!("{e}; the rule-based fallback decides instead"));
+                return Ok(String::new());
+            }
+            Err(e) => return Err(llm_err(e.to_string())),
+        };
         let record = CallRecord::new(&req, &reply, &self.prices);
         self.last_request = Some(req);
         self.emit(Event::LlmCalled {

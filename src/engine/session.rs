@@ -431,11 +431,18 @@ impl SessionDoc {
             path: path.to_path_buf(),
             detail,
         };
-        let value: serde_json::Value =
+        // The version first, from a header that skips everything else: a newer document is
+        // refused before its (unknown) shape can fail to parse. Then the document straight
+        // from the bytes, without an intermediate JSON tree (a big session's tree takes
+        // several times its file's size).
+        #[derive(Deserialize)]
+        struct Header {
+            schema_version: Option<u64>,
+        }
+        let header: Header =
             serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not JSON: {e}")))?;
-        let version = value
-            .get("schema_version")
-            .and_then(|v| v.as_u64())
+        let version = header
+            .schema_version
             .ok_or_else(|| corrupt("no schema_version field".into()))?;
         if version > u64::from(SCHEMA_VERSION) {
             return Err(SessionError::TooNew {
@@ -444,7 +451,7 @@ impl SessionDoc {
                 supported: SCHEMA_VERSION,
             });
         }
-        serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+        serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))
     }
 }
 

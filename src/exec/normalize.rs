@@ -68,6 +68,60 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// What each rule of [`RULES`] folds, in the same order, for people asking why two logs
+/// compared equal.
+const RULE_NAMES: [&str; 18] = [
+    "terminal escapes",
+    "terminal escapes",
+    "carriage returns",
+    "pytest header lines",
+    "the junit file line",
+    "durations",
+    "durations",
+    "timestamps",
+    "UUIDs",
+    "memory addresses",
+    "memory addresses",
+    "process ids",
+    "pytest temp paths",
+    "temp file names",
+    "numbers (digits folded)",
+    "separator padding",
+    "separator padding",
+    "memory addresses",
+];
+
+/// Why two different raw logs normalize to the same text: the rules that change the lines
+/// in which they differ (named as people say them, in rule order, each once). The working
+/// copy's path and whitespace count as rules too.
+pub fn erased_by(a: &str, b: &str) -> Vec<&'static str> {
+    let in_b: std::collections::BTreeSet<&str> = b.lines().collect();
+    let in_a: std::collections::BTreeSet<&str> = a.lines().collect();
+    let differing: Vec<&str> = a
+        .lines()
+        .filter(|l| !in_b.contains(l))
+        .chain(b.lines().filter(|l| !in_a.contains(l)))
+        .collect();
+    static WORK: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"evootter-\d+-\d+/(?:worker|scratch)-\d+").expect("work path rule")
+    });
+    let mut out = vec![];
+    if differing.iter().any(|l| WORK.is_match(l)) {
+        out.push("working-copy paths");
+    }
+    for (i, (re, _)) in RULES.iter().enumerate() {
+        let name = RULE_NAMES.get(i).copied().unwrap_or("other");
+        if !out.contains(&name) && differing.iter().any(|l| re.is_match(l)) {
+            out.push(name);
+        }
+    }
+    let squash = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    if differing.iter().any(|l| squash(l) != *l) {
+        out.push("whitespace");
+    }
+    out
+}
+
 /// What a person or a model reads of a log: the raw log with only the run-to-run noise taken
 /// out (terminal escapes, durations, addresses, the junit line, and the working-copy prefix of
 /// paths, so they read repository-relative). Numbers, messages and layout stay. Two runs that

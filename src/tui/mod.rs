@@ -2,7 +2,13 @@
 //! from the session snapshots and events the workbench publishes, and acts only through its
 //! commands; nothing here runs an execution or changes a session itself.
 
+pub mod app;
 pub mod diff;
+pub mod grid;
 pub mod highlight;
 pub mod keymap;
+pub mod picker;
+pub mod state;
 pub mod theme;
+pub mod views;
+pub mod why;

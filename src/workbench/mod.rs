@@ -205,7 +205,18 @@ impl Workbench {
         engine.save()?;
         let (commands, rx) = mpsc::unbounded_channel();
         let out_path = out.path().to_path_buf();
-        let task = tokio::spawn(drive(engine, out, rx, tx, opts.pause_before_crossover));
+        let told = tx.clone();
+        let task = tokio::spawn(async move {
+            let r = drive(engine, out, rx, tx, opts.pause_before_crossover).await;
+            // A view that outlives the task must be able to say why it stopped.
+            if let Ok(Ending::Failed { error }) = &r {
+                let _ = told.send(Event::Stopped {
+                    reason: error.to_string(),
+                    resumable: error.resumable(),
+                });
+            }
+            r
+        });
         Ok(Self {
             commands,
             events,
@@ -222,7 +233,28 @@ impl Workbench {
     /// the engine is doing (it shares the executor's workers). Nothing is recorded: for
     /// looking again at a surprising cell.
     pub async fn run_pair(&self, test: &str, mutant: &str) -> Result<PairRun, PairRunError> {
-        let doc = self.snapshot();
+        self.pair_runner().run(test, mutant).await
+    }
+
+    /// A handle that runs pairs on demand, for a view's background task.
+    pub fn pair_runner(&self) -> PairRunner {
+        PairRunner {
+            executor: self.executor.clone(),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+}
+
+/// Runs (test, mutant) pairs on demand with a workbench's executor and latest snapshot.
+#[derive(Clone)]
+pub struct PairRunner {
+    executor: Arc<dyn Executor>,
+    snapshot: watch::Receiver<Arc<SessionDoc>>,
+}
+
+impl PairRunner {
+    pub async fn run(&self, test: &str, mutant: &str) -> Result<PairRun, PairRunError> {
+        let doc = self.snapshot.borrow().clone();
         let p = crate::engine::pair::find(&doc, test, mutant)?;
         let file = &p.mutant.file;
         let original = std::fs::read_to_string(doc.inputs.repo.join(file)).map_err(|source| {
@@ -254,7 +286,9 @@ impl Workbench {
         let cell = crate::engine::kill::cell_of_results(&old, &mutant);
         Ok(PairRun { old, mutant, cell })
     }
+}
 
+impl Workbench {
     /// Queues a command (the workbench takes it when its current work allows).
     pub fn send(&self, c: Command) {
         // A closed channel means the task has ended; `finish` says how.
@@ -356,6 +390,11 @@ async fn drive(
                     let acted = unless_cancelled(engine.act(req), &mut rx, &mut queue).await;
                     match acted {
                         None => return cancel(&mut engine, &out),
+                        // A pinned test ends the run: evaluating it is all that is left.
+                        Some(Ok(act)) if matches!(act.kind, ActKind::Pin { .. }) => {
+                            mode = Mode::ToEnd;
+                            continue;
+                        }
                         Some(Ok(_)) => {}
                         Some(Err(ActError::Engine(error))) => {
                             report::write_outputs(&engine.doc, &out)?;
@@ -389,6 +428,7 @@ async fn drive(
             Some(Ok(_)) => {
                 if mode == Mode::OneStep {
                     mode = Mode::Idle;
+                    let _ = events.send(Event::Idle);
                 }
             }
         }

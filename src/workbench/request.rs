@@ -48,6 +48,11 @@ macro_rules! ensure {
     };
 }
 
+/// Where the TUI keeps sessions that were not given an `--out`: the user data directory.
+pub fn default_sessions_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "evootter").map(|d| d.data_dir().join("sessions"))
+}
+
 /// Default parallelism: the machine's cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())

@@ -1,0 +1,208 @@
+//! `evootter demo`, `evootter tui` and `evootter open`: the workbench TUI on the bundled demo,
+//! on a new session, or on a saved one (read-only when it is finished or from elsewhere).
+
+use super::error_text;
+use anyhow::bail;
+use clap::Args;
+use evootter::engine::{Phase, SessionDoc, setup};
+use evootter::tui::app::{self, Looks, Outcome, Source};
+use evootter::tui::highlight::Highlighter;
+use evootter::tui::keymap::Keymap;
+use evootter::tui::theme::Theme;
+use evootter::workbench::{self, Ending, Options, RunRequest, StartError, Workbench};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct LookArgs {
+    /// The colour theme: dark, light, high-contrast (colour-blind safe), or one of yours in
+    /// the config directory's themes/. NO_COLOR turns colours off. Default: dark.
+    #[arg(long, value_name = "NAME")]
+    theme: Option<String>,
+}
+
+#[derive(Args)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    looks: LookArgs,
+    #[command(flatten)]
+    request: RunRequest,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    looks: LookArgs,
+    /// Where the demo session goes. Default: a new directory in the user data directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Replace a session already in --out.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args)]
+pub struct OpenArgs {
+    /// A session directory or its session.json. Without it: a list of saved sessions.
+    session: Option<PathBuf>,
+    #[command(flatten)]
+    looks: LookArgs,
+}
+
+fn looks(a: &LookArgs) -> anyhow::Result<Looks> {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme = Theme::load(
+        a.theme.as_deref(),
+        Theme::default_override_dir().as_deref(),
+        no_color,
+    )?;
+    let keymap = Keymap::load(Keymap::default_override_file().as_deref())?;
+    let dark = theme.name() != "light";
+    Ok(Looks {
+        theme,
+        keymap,
+        highlighter: Highlighter::new(dark, !no_color),
+    })
+}
+
+/// A fresh directory for a session without `--out`: `<data dir>/sessions/NAME-<unix time>`.
+fn default_out(name: &str) -> anyhow::Result<PathBuf> {
+    let Some(root) = workbench::request::default_sessions_dir() else {
+        bail!("this platform has no data directory; pass --out DIR");
+    };
+    Ok(root.join(format!("{name}-{}", evootter::engine::session::now_unix())))
+}
+
+/// The demo instance: `examples/envconf_errors`, from the current directory or the source tree.
+fn demo_instance() -> anyhow::Result<PathBuf> {
+    let rel = Path::new("examples/envconf_errors");
+    if rel.join("instance.toml").is_file() {
+        return Ok(rel.to_path_buf());
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if built.join("instance.toml").is_file() {
+        return Ok(built);
+    }
+    bail!(
+        "the demo instance examples/envconf_errors is not here; run `evootter demo` from the \
+         evootter source tree"
+    )
+}
+
+pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
+    let request = RunRequest {
+        instance: Some(demo_instance()?),
+        out: Some(match a.out {
+            Some(o) => o,
+            None => default_out("demo")?,
+        }),
+        force: a.force,
+        ..Default::default()
+    };
+    live(request.prepare()?, &a.looks).await
+}
+
+pub async fn tui(mut a: TuiArgs) -> anyhow::Result<ExitCode> {
+    if a.request.out.is_none() && a.request.instance.is_none() {
+        let name = a
+            .request
+            .repo
+            .as_deref()
+            .and_then(Path::file_name)
+            .map_or("session".into(), |n| n.to_string_lossy().into_owned());
+        a.request.out = Some(default_out(&name)?);
+    }
+    live(a.request.prepare()?, &a.looks).await
+}
+
+async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<ExitCode> {
+    let looks = looks(look)?;
+    let options = Options {
+        pause_before_crossover: true,
+        ..Default::default()
+    };
+    let wb = match Workbench::start(prepared, options).await {
+        Ok(wb) => wb,
+        Err(StartError::Model { error, session }) => bail!(
+            "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter open {}",
+            error_text(&error.into()),
+            session.display()
+        ),
+        Err(e) => return Err(e.into()),
+    };
+    let outcome = app::run(Source::Live(Box::new(wb)), looks).await?;
+    if let Outcome::Live(f) = outcome {
+        let session = f.session_path.display();
+        match f.ending {
+            Ending::Done { final_test } => {
+                println!(
+                    "done; final test: {}",
+                    final_test.map_or("none".into(), |p| p.display().to_string())
+                );
+                println!("`evootter open {session}` shows the session again");
+            }
+            Ending::Cancelled => {
+                println!("the session is saved; continue with:\n  evootter open {session}")
+            }
+            Ending::Failed { error } => bail!(
+                "{error}\nThe session is saved; `evootter open {session}` continues it once the \
+                 cause is fixed"
+            ),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
+    let looks = looks(&a.looks)?;
+    let path = match &a.session {
+        Some(p) if p.is_dir() => p.join("session.json"),
+        Some(p) => p.clone(),
+        None => {
+            let entries = evootter::tui::picker::find(&evootter::tui::picker::roots());
+            if entries.is_empty() {
+                bail!(
+                    "no saved sessions in {}; start one with `evootter demo` or `evootter tui`",
+                    evootter::tui::picker::roots()
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                );
+            }
+            match evootter::tui::picker::pick(&entries, &looks.theme)? {
+                Some(p) => p,
+                None => return Ok(ExitCode::SUCCESS),
+            }
+        }
+    };
+    let doc = SessionDoc::load(&path)?;
+    if let Some(why) = read_only_reason(&doc) {
+        eprintln!("opening {} read-only: {why}", path.display());
+        app::run(Source::ReadOnly(Arc::new(doc)), looks).await?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let prepared = workbench::resume(&path, &RunRequest::default())?;
+    live(prepared, &a.looks).await
+}
+
+/// Why a session can only be looked at: finished, or its repository is not here as it was.
+fn read_only_reason(doc: &SessionDoc) -> Option<String> {
+    if doc.phase == Phase::Done {
+        return Some("the session is finished".into());
+    }
+    if !doc.inputs.repo.is_dir() {
+        return Some(format!(
+            "its repository {} is not on this machine",
+            doc.inputs.repo.display()
+        ));
+    }
+    match setup::repo_fingerprint(&doc.inputs.repo) {
+        Ok(f) if doc.inputs.repo_fingerprint.is_empty() || f == doc.inputs.repo_fingerprint => None,
+        _ => Some(format!(
+            "the repository {} changed since the session started",
+            doc.inputs.repo.display()
+        )),
+    }
+}

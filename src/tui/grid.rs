@@ -1,0 +1,183 @@
+//! The test x mutant grid as a widget of its own: it writes only the cells in the viewport
+//! straight into the frame's buffer (ratatui's `Table` would build every row of a 64 x 640
+//! grid each frame), with frozen headers: the column numbers and kinds above, the test id,
+//! `c_old` outcome and fitness to the left, and each column's kill count below.
+
+use super::state::{CellView, State};
+use super::theme::{Role, Theme};
+use crate::engine::kill::Cell;
+use crate::exec::Outcome;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::widgets::Widget;
+
+/// Width of the frozen row header: `t12 F  5 `.
+pub const ROW_HEADER: u16 = 12;
+/// Lines above the cells: hundreds, tens and units of the column number, and the kind.
+pub const COL_HEADER: u16 = 4;
+/// Each cell is a glyph and a space.
+pub const CELL_WIDTH: u16 = 2;
+
+pub struct GridWidget<'a> {
+    pub state: &'a State,
+    pub theme: &'a Theme,
+}
+
+/// The theme role of a cell kind.
+pub fn role(c: CellView) -> Role {
+    match c {
+        CellView::Killed(Cell::KilledStatus) => Role::CellKilledStatus,
+        CellView::Killed(Cell::KilledLog) => Role::CellKilledLog,
+        CellView::Killed(Cell::Rescued) => Role::CellRescued,
+        CellView::Killed(Cell::TimedOut) => Role::CellTimeout,
+        CellView::Killed(Cell::Survived) => Role::CellSurvived,
+        CellView::Error => Role::CellError,
+        CellView::Flaky => Role::CellFlaky,
+        CellView::Running => Role::CellRunning,
+        CellView::Pending => Role::CellPending,
+    }
+}
+
+fn outcome_letter(o: Option<Outcome>) -> char {
+    match o {
+        Some(Outcome::Passed) => 'P',
+        Some(Outcome::Failed) => 'F',
+        Some(Outcome::Error) => 'E',
+        Some(Outcome::Timeout) => 'T',
+        None => '-',
+    }
+}
+
+/// One letter per mutant kind, for the column header (all nine differ).
+pub fn kind_letter(k: crate::mutate::MutantKind) -> char {
+    use crate::mutate::MutantKind::*;
+    match k {
+        BinaryArithmetic => 'a',
+        UnaryArithmetic => 'u',
+        BinaryRelational => 'r',
+        BinaryLogical => 'l',
+        UnaryLogical => 'n',
+        ConstantReplacement => 'c',
+        ReturnValue => 'v',
+        Assignment => '=',
+        ForceFailure => 'f',
+    }
+}
+
+impl Widget for GridWidget<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let s = self.state;
+        let t = self.theme;
+        let Some(grid) = s.grid() else {
+            buf.set_string(area.x, area.y, "no generation yet", t.style(Role::Dim));
+            return;
+        };
+        let g = grid.generation;
+        let gen_ = &s.doc.generations[g];
+        let cols_fit = (area.width.saturating_sub(ROW_HEADER) / CELL_WIDTH) as usize;
+        let rows_fit = area.height.saturating_sub(COL_HEADER + 1) as usize;
+        let cols = grid
+            .mutants
+            .iter()
+            .enumerate()
+            .skip(s.col_scroll)
+            .take(cols_fit);
+        let pool = s.doc.pool.as_ref();
+        let header = t.style(Role::Header);
+        let selected = t.style(Role::Selected);
+        for (j, m) in cols.clone() {
+            let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
+            let n = j + 1;
+            let style = if j == s.col { selected } else { header };
+            let digits = [n / 100 % 10, n / 10 % 10, n % 10];
+            for (line, d) in digits.iter().enumerate() {
+                // Leading zeros stay blank so short numbers read as numbers.
+                let show = match line {
+                    0 => n >= 100,
+                    1 => n >= 10,
+                    _ => true,
+                };
+                let ch = if show {
+                    char::from(b'0' + *d as u8)
+                } else {
+                    ' '
+                };
+                buf.set_string(x, area.y + line as u16, ch.to_string(), style);
+            }
+            let kind = match s.cache.kinds.get(grid.cols[j]) {
+                Some(k) if s.cache.generation == g => kind_letter(*k),
+                _ => pool
+                    .and_then(|p| p.mutants.iter().find(|x| &x.id == m))
+                    .map_or('?', |m| kind_letter(m.kind)),
+            };
+            buf.set_string(x, area.y + 3, kind.to_string(), style);
+        }
+        buf.set_string(area.x, area.y + 3, "test c fit", header);
+        let parents = s.doc.parents(g);
+
+        for (i, test) in grid
+            .tests
+            .iter()
+            .enumerate()
+            .skip(s.row_scroll)
+            .take(rows_fit)
+        {
+            let y = area.y + COL_HEADER + (i - s.row_scroll) as u16;
+            let old = s
+                .doc
+                .execution(test, &crate::engine::Target::Old)
+                .map(|e| e.outcome);
+            let score = gen_.scores.get(test);
+            let kept = parents.contains(test) && gen_.selected_by.is_some();
+            let fitness = score.map_or(String::from("-"), |sc| sc.kills.len().to_string());
+            let label = format!("{test:<5} {} {fitness:>3}", outcome_letter(old));
+            let style = if i == s.row {
+                selected
+            } else if kept {
+                t.style(Role::Kept)
+            } else if gen_.selected_by.is_some() {
+                t.style(Role::Dropped)
+            } else {
+                t.style(Role::Text)
+            };
+            buf.set_stringn(area.x, y, &label, (ROW_HEADER - 1) as usize, style);
+            let ti = grid.rows[i];
+            for (j, m) in cols.clone() {
+                let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
+                let c = if s.cache.generation == g && s.running_pairs.is_empty() {
+                    s.cache.at(ti, grid.cols[j])
+                } else {
+                    s.cell(g, test, m)
+                };
+                let mut style = t.style(role(c));
+                if i == s.row && j == s.col {
+                    style = style.add_modifier(Modifier::REVERSED);
+                }
+                buf.set_string(x, y, c.glyph().to_string(), style);
+            }
+        }
+
+        // Column totals: how many tests kill each mutant (one digit, `+` beyond 9).
+        let y = area.y + COL_HEADER + rows_fit.min(grid.tests.len()) as u16;
+        if y < area.y + area.height {
+            buf.set_string(area.x, y, "killed by", t.style(Role::Dim));
+            for (j, m) in cols {
+                let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
+                let n = if s.cache.generation == g {
+                    s.cache.killed_by.get(grid.cols[j]).copied().unwrap_or(0)
+                } else {
+                    gen_.scores
+                        .values()
+                        .filter(|sc| !sc.flaky && sc.kills.contains(m))
+                        .count()
+                };
+                let ch = match n {
+                    0..=9 => char::from(b'0' + n as u8),
+                    _ => '+',
+                };
+                buf.set_string(x, y, ch.to_string(), t.style(Role::Dim));
+            }
+        }
+    }
+}

@@ -1,0 +1,879 @@
+//! Drawing: every screen from `&State` only (drawing never changes anything). The layout is a
+//! tab line, the screen, a status line and a footer with the screen's keys; `?` lays the help
+//! over it. A terminal too small for a screen says so instead of drawing garbage.
+
+use super::diff::{DiffStyles, LogDiff};
+use super::grid::{self, GridWidget};
+use super::highlight::Highlighter;
+use super::keymap::Keymap;
+use super::state::{CellView, Screen, State, screen_actions};
+use super::theme::{Role, Theme};
+use crate::engine::{Origin, Phase, Target, explain, pair};
+use crate::exec::Outcome;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
+
+/// The smallest terminal the workbench draws in (80 x 24 works).
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Everything drawing needs besides the frame.
+pub struct Ctx<'a> {
+    pub state: &'a State,
+    pub theme: &'a Theme,
+    pub hl: &'a Highlighter,
+    pub keymap: &'a Keymap,
+    /// The text area, while the user edits or writes a test.
+    pub editor: Option<&'a ratatui_textarea::TextArea<'static>>,
+    /// What the editor is for, for its title.
+    pub editor_title: &'a str,
+}
+
+pub fn draw(f: &mut Frame, c: &Ctx) {
+    let area = f.area();
+    let t = c.theme;
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "The terminal is {}x{}; the workbench needs at least {MIN_WIDTH}x{MIN_HEIGHT}. \
+             Make it larger (q quits).",
+            area.width, area.height
+        );
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(t.style(Role::Warning))
+                .wrap(Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let [tabs, body, status, message, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_tabs(f, c, tabs);
+    match c.state.screen {
+        Screen::Timeline => draw_timeline(f, c, body),
+        Screen::Grid => draw_grid(f, c, body),
+        Screen::Pair => draw_pair(f, c, body),
+        Screen::Why => draw_why(f, c, body),
+        Screen::Curate => draw_curate(f, c, body),
+        Screen::Transcript => draw_transcript(f, c, body),
+    }
+    draw_status(f, c, status);
+    let last = c.state.messages.last().map_or("", String::as_str);
+    f.render_widget(
+        Paragraph::new(format!(" {last}")).style(t.style(Role::Warning)),
+        message,
+    );
+    draw_footer(f, c, footer);
+    if let Some(editor) = c.editor {
+        let r = centered(area, 90, 80);
+        f.render_widget(Clear, r);
+        let block = Block::bordered()
+            .title(format!(" {} (Ctrl-s saves, Esc cancels) ", c.editor_title))
+            .border_style(t.style(Role::BorderFocused));
+        let inner = block.inner(r);
+        f.render_widget(block, r);
+        f.render_widget(editor, inner);
+    }
+    if c.state.help {
+        draw_help(f, c, centered(area, 80, 85));
+    }
+}
+
+fn centered(area: Rect, pct_w: u16, pct_h: u16) -> Rect {
+    let w = area.width * pct_w / 100;
+    let h = area.height * pct_h / 100;
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
+    let t = c.theme;
+    // The labels that say what the session is come first: they must show at any width.
+    let mut spans = vec![Span::styled(" evootter ", t.style(Role::Title))];
+    if c.state.scripted {
+        spans.push(Span::styled(" SCRIPTED model ", t.style(Role::Scripted)));
+    }
+    if c.state.read_only {
+        spans.push(Span::styled(" read-only ", t.style(Role::Warning)));
+    }
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let long: usize = Screen::ALL.iter().map(|s| s.title().len() + 4).sum();
+    let short = used + long > usize::from(area.width);
+    for (i, s) in Screen::ALL.iter().enumerate() {
+        let style = if *s == c.state.screen {
+            t.style(Role::Selected)
+        } else {
+            t.style(Role::Dim)
+        };
+        let title = if short { s.short_title() } else { s.title() };
+        spans.push(Span::styled(format!(" {} {title} ", i + 1), style));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn phase_words(s: &State) -> String {
+    let p = &s.doc.phase;
+    let mut w = match p {
+        Phase::Done => "done".to_string(),
+        Phase::Crossover { generation } if s.paused_at == Some(*generation) => {
+            format!("at the gate before generation {generation}'s crossover")
+        }
+        other => other.to_string(),
+    };
+    if s.busy && *p != Phase::Done {
+        w.push_str(" (running)");
+    }
+    w
+}
+
+fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let calls = crate::llm::CallTotals::of(&s.doc.llm_calls);
+    let left = format!(
+        " {} | {} | model calls {}, tokens {}/{}, {}",
+        s.doc.inputs.instance.as_deref().unwrap_or("session"),
+        phase_words(s),
+        calls.calls,
+        calls.input_tokens,
+        calls.output_tokens,
+        calls.cost_label()
+    );
+    let [text, gauge] =
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(24)]).areas(area);
+    f.render_widget(Paragraph::new(left).style(t.style(Role::Footer)), text);
+    if let Some(p) = s.progress.filter(|p| p.total > 0 && p.done < p.total) {
+        let ratio = p.done as f64 / p.total as f64;
+        f.render_widget(
+            Gauge::default()
+                .gauge_style(t.style(Role::Progress))
+                .ratio(ratio.clamp(0.0, 1.0))
+                .label(format!("{}/{} T{}", p.done, p.total, p.timeouts)),
+            gauge,
+        );
+    }
+}
+
+fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
+    let t = c.theme;
+    let mut spans = vec![];
+    let common = [("?", "help"), ("tab", "screens"), ("q", "quit")];
+    for (k, what) in screen_actions(c.state.screen).iter().chain(common.iter()) {
+        spans.push(Span::styled(format!(" {k}"), t.style(Role::Key)));
+        spans.push(Span::styled(format!(" {what} "), t.style(Role::Footer)));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
+    let t = c.theme;
+    f.render_widget(Clear, area);
+    let mut lines = vec![Line::styled(
+        "Keys (overridable in keymap.toml in the config directory; Esc closes)",
+        t.style(Role::Title),
+    )];
+    for (ctx, action, keys) in c.keymap.bindings() {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<12}", format!("{ctx:?}").to_lowercase()),
+                t.style(Role::Dim),
+            ),
+            Span::styled(format!("{:<14}", keys.join(" ")), t.style(Role::Key)),
+            Span::styled(words(&format!("{action:?}")), t.style(Role::Text)),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Cells", t.style(Role::Title)));
+    for cv in CellView::LEGEND {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}  ", cv.glyph()), t.style(grid::role(cv))),
+            Span::styled(cv.name(), t.style(Role::Text)),
+        ]));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(
+                Block::bordered()
+                    .title(" help ")
+                    .border_style(t.style(Role::BorderFocused)),
+            )
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+fn block<'a>(c: &Ctx, title: String) -> Block<'a> {
+    Block::bordered()
+        .title(title)
+        .border_style(c.theme.style(Role::Border))
+}
+
+// ---- Timeline -----------------------------------------------------------------------------
+
+fn origin_words(o: &Origin) -> String {
+    match o {
+        Origin::Initial { .. } => "initial".into(),
+        Origin::Generated { prompting } => format!("generated ({prompting})"),
+        Origin::Crossover { parents, .. } => format!("offspring of {}", parents.join("+")),
+        Origin::UserWritten { .. } => "yours".into(),
+        Origin::UserEdited { from, .. } => format!("your edit of {from}"),
+    }
+}
+
+fn outcome_word(o: Option<Outcome>) -> &'static str {
+    match o {
+        Some(Outcome::Passed) => "passes",
+        Some(Outcome::Failed) => "fails",
+        Some(Outcome::Error) => "errors",
+        Some(Outcome::Timeout) => "hangs",
+        None => "-",
+    }
+}
+
+fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let shown = s.shown_generation();
+    let mut lines = vec![];
+    // Fig. 2 in one line: the population halves while the mutant sample doubles.
+    let mut shape = vec![];
+    for g in &s.doc.generations {
+        shape.push(format!("{} x {}", g.tests.len(), g.mutants.len()));
+    }
+    if s.doc.final_test.is_some() {
+        shape.push("1".into());
+    }
+    lines.push(Line::styled(
+        format!("tests x mutants: {}", shape.join("  ->  ")),
+        t.style(Role::Title),
+    ));
+    for g in &s.doc.generations {
+        let current = Some(g.index) == shown;
+        let head = format!(
+            "{} generation {}: {} tests x {} mutants, {} executions ({} cached)",
+            if current { ">" } else { " " },
+            g.index,
+            g.tests.len(),
+            g.mutants.len(),
+            g.executions,
+            g.cached
+        );
+        lines.push(Line::styled(
+            head,
+            if current {
+                t.style(Role::Selected)
+            } else {
+                t.style(Role::Header)
+            },
+        ));
+        if !current {
+            continue;
+        }
+        let parents = s.doc.parents(g.index);
+        for tid in &g.tests {
+            let cand = &s.doc.tests[tid];
+            let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
+            let fit = g.scores.get(tid).map_or("-".into(), |sc| {
+                format!("{}{}", sc.kills.len(), if sc.flaky { " flaky" } else { "" })
+            });
+            let fate = if g.selected_by.is_none() {
+                ""
+            } else if parents.contains(tid) {
+                "kept"
+            } else {
+                "dropped"
+            };
+            let style = match fate {
+                "kept" => t.style(Role::Kept),
+                "dropped" => t.style(Role::Dropped),
+                _ => t.style(Role::Text),
+            };
+            lines.push(Line::styled(
+                format!(
+                    "   {tid:<5} {:<28} c_old {:<7} fitness {:<9} {fate:<8} {}",
+                    truncate(&cand.name, 28),
+                    outcome_word(old),
+                    fit,
+                    origin_words(&cand.origin)
+                ),
+                style,
+            ));
+        }
+        if let Some(e) = explain::explain_cut(&s.doc, g.index) {
+            for l in e.lines {
+                lines.push(Line::styled(format!("   {l}"), t.style(Role::Dim)));
+            }
+        }
+        for a in s.doc.acts.iter().filter(|a| a.generation == g.index) {
+            lines.push(Line::styled(
+                format!("   you: {}", a.kind.describe()),
+                t.style(Role::Warning),
+            ));
+        }
+    }
+    if let Some(ft) = &s.doc.final_test {
+        let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
+            format!(", F2P: {}", if e.f2p { "yes" } else { "no" })
+        });
+        lines.push(Line::styled(
+            format!("final test: {ft} ({}){f2p}", s.doc.tests[ft].name),
+            t.style(Role::Kept),
+        ));
+    }
+    if s.doc.generations.is_empty() {
+        lines.push(Line::raw(""));
+        if let Some(b) = &s.doc.base_brt {
+            lines.push(Line::styled(
+                format!("the model localized: {}", b.functions.join(", ")),
+                t.style(Role::Text),
+            ));
+        }
+        lines.push(Line::styled(
+            "r runs to the first gate (the model's steps, the mutants, generation 0's \
+             executions); n runs one step",
+            t.style(Role::Dim),
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(c, format!(" Timeline: {} ", phase_words(s))))
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+        out.push('~');
+        out
+    }
+}
+
+// ---- Grid ---------------------------------------------------------------------------------
+
+fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let title = match s.grid() {
+        Some(g) => format!(
+            " Grid: generation {}, {} tests x {} mutants ({}{}) ",
+            g.generation,
+            g.tests.len(),
+            g.mutants.len(),
+            s.filter.label(),
+            if s.sort_by_fitness {
+                ", sorted by fitness"
+            } else {
+                ""
+            }
+        ),
+        None => " Grid ".into(),
+    };
+    let b = block(c, title);
+    let inner = b.inner(area);
+    f.render_widget(b, area);
+    let [cells, detail] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(2)]).areas(inner);
+    f.render_widget(GridWidget { state: s, theme: t }, cells);
+    let mut lines = vec![];
+    if let (Some((test, m)), Some(g)) = (s.selected_pair(), s.shown_generation()) {
+        let cell = s.cell(g, &test, &m);
+        let mutant = s
+            .doc
+            .pool
+            .as_ref()
+            .and_then(|p| p.mutants.iter().find(|x| x.id == m));
+        if let Some(mu) = mutant {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{test} x {} ", mu.id), t.style(Role::Title)),
+                Span::styled(format!("{} ", cell.name()), t.style(grid::role(cell))),
+                Span::styled(
+                    format!("{} {}:{} {}", mu.kind, mu.file, mu.line, mu.function),
+                    t.style(Role::Dim),
+                ),
+            ]));
+            lines.push(Line::styled(
+                format!(
+                    "`{}` -> `{}`",
+                    one_line(&mu.original),
+                    one_line(&mu.replacement)
+                ),
+                t.style(Role::Text),
+            ));
+        }
+    }
+    f.render_widget(Paragraph::new(lines), detail);
+}
+
+/// The grid cell under a mouse click at terminal column `x`, line `y`, if any (the layout of
+/// `draw` and `GridWidget`).
+pub fn grid_cell_at(s: &State, x: u16, y: u16) -> Option<(usize, usize)> {
+    let cx = x.checked_sub(1 + grid::ROW_HEADER)?;
+    let cy = y.checked_sub(2 + grid::COL_HEADER)?;
+    let g = s.grid()?;
+    let row = s.row_scroll + usize::from(cy);
+    let col = s.col_scroll + usize::from(cx / grid::CELL_WIDTH);
+    (row < g.tests.len() && col < g.mutants.len()).then_some((row, col))
+}
+
+fn one_line(s: &str) -> String {
+    let first = s.trim().lines().next().unwrap_or("");
+    truncate(first, 60)
+}
+
+// ---- Pair and why-not-killed ---------------------------------------------------------------
+
+pub fn diff_styles(t: &Theme) -> DiffStyles {
+    DiffStyles {
+        context: t.style(Role::DiffContext),
+        added: t.style(Role::DiffAdd),
+        removed: t.style(Role::DiffRemove),
+        added_emph: t.style(Role::DiffAddEmph),
+        removed_emph: t.style(Role::DiffRemoveEmph),
+        hunk: t.style(Role::DiffHunk),
+        line_no: t.style(Role::Dim),
+    }
+}
+
+/// The pair screen's document: header, mutant diff, log diff, statuses, test source. Also
+/// gives the line where the log diff starts, for hunk navigation.
+pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
+    let s = c.state;
+    let t = c.theme;
+    let mut lines: Vec<Line<'static>> = vec![];
+    let Some((test, m)) = s.selected_pair() else {
+        return (
+            vec![Line::raw("no cell selected (Grid: move to a cell, Enter)")],
+            0,
+            LogDiff::default(),
+        );
+    };
+    let p = match pair::find(&s.doc, &test, &m) {
+        Ok(p) => p,
+        Err(e) => return (vec![Line::raw(e.to_string())], 0, LogDiff::default()),
+    };
+    let mu = p.mutant;
+    lines.push(Line::styled(
+        format!(
+            "{test} ({}) on mutant {} ({}, {}:{} in {})",
+            p.test.name, mu.id, mu.kind, mu.file, mu.line, mu.function
+        ),
+        t.style(Role::Title),
+    ));
+    match (p.old, p.run, p.cell) {
+        (Some(old), Some(run), Some(cell)) => lines.push(Line::styled(
+            format!(
+                "c_old {:?}, mutant {:?}: {}",
+                old.outcome,
+                run.outcome,
+                cell.verdict()
+            ),
+            t.style(grid::role(CellView::Killed(cell))),
+        )),
+        _ => lines.push(Line::styled(p.why_not_run(&s.doc), t.style(Role::Warning))),
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("the mutant", t.style(Role::Header)));
+    lines.extend(c.hl.diff(&mu.diff));
+    lines.push(Line::raw(""));
+    let which = if s.raw_log { "raw" } else { "normalized" };
+    lines.push(Line::styled(
+        format!("the test's log, c_old -> mutant ({which}; v toggles, o side by side)"),
+        t.style(Role::Header),
+    ));
+    let start = lines.len();
+    let mut diff = LogDiff::default();
+    if let (Some(old), Some(run)) = (p.old, p.run) {
+        let (a, b) = if s.raw_log {
+            (&old.raw_log, &run.raw_log)
+        } else {
+            (&old.normalized_log, &run.normalized_log)
+        };
+        diff = LogDiff::new(s.doc.log(a), s.doc.log(b), 3);
+        if diff.is_empty() {
+            lines.push(Line::styled("identical", t.style(Role::Dim)));
+        } else if s.side_by_side {
+            lines.extend(diff.side_by_side(&diff_styles(t), width));
+        } else {
+            lines.extend(diff.unified(&diff_styles(t)));
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "test statuses, c_old -> mutant",
+            t.style(Role::Header),
+        ));
+        let ids: std::collections::BTreeSet<&String> =
+            old.status_map.keys().chain(run.status_map.keys()).collect();
+        for id in ids {
+            let a = old.status_map.get(id).map_or("-", String::as_str);
+            let b = run.status_map.get(id).map_or("-", String::as_str);
+            let style = if a == b {
+                t.style(Role::Text)
+            } else {
+                t.style(Role::Warning)
+            };
+            lines.push(Line::styled(format!("  {id}: {a} -> {b}"), style));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("the test, {}", p.test.rel_path),
+        t.style(Role::Header),
+    ));
+    lines.extend(c.hl.python(&p.test.source));
+    (lines, start, diff)
+}
+
+fn draw_pair(f: &mut Frame, c: &Ctx, area: Rect) {
+    let b = block(c, " Pair ".into());
+    let inner = b.inner(area);
+    let (lines, start, diff) = pair_lines(c, inner.width);
+    let scroll = pair_scroll(c.state, start, &diff);
+    f.render_widget(
+        Paragraph::new(lines).block(b).scroll((scroll as u16, 0)),
+        area,
+    );
+}
+
+/// Where the pair view scrolls to: the hunk chosen with n/N, else the free scroll.
+fn pair_scroll(s: &State, start: usize, diff: &LogDiff) -> usize {
+    if s.pair_hunk > 0 && !diff.hunks.is_empty() {
+        let mut at = 0usize;
+        for _ in 0..s.pair_hunk.min(diff.hunks.len()) {
+            match diff.next_hunk(at, s.side_by_side) {
+                Some(n) => at = n + 1,
+                None => break,
+            }
+        }
+        return start + at.saturating_sub(1) + s.pair_scroll;
+    }
+    s.pair_scroll
+}
+
+fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let mut lines: Vec<Line> = vec![];
+    if let (Some((test, m)), Some(g)) = (s.selected_pair(), s.shown_generation())
+        && let Ok(p) = pair::find(&s.doc, &test, &m)
+    {
+        lines.push(Line::styled(
+            format!("why did {test} not kill {m}?"),
+            t.style(Role::Title),
+        ));
+        for l in super::why::reasons(&s.doc, g, &p) {
+            lines.push(Line::styled(format!("- {l}"), t.style(Role::Text)));
+        }
+        if let Some((rt, rm, text)) = &s.rerun
+            && *rt == test
+            && *rm == m
+        {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("run again just now", t.style(Role::Header)));
+            for l in text.lines() {
+                lines.push(Line::raw(l.to_string()));
+            }
+        }
+    } else {
+        lines.push(Line::raw("select a survived cell on the Grid and press w"));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(c, " Why not killed ".into()))
+            .wrap(Wrap { trim: false })
+            .scroll((s.pair_scroll as u16, 0)),
+        area,
+    );
+}
+
+// ---- Curate -------------------------------------------------------------------------------
+
+fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let g = s.shown_generation();
+    let title = match s.at_gate() {
+        Some(g) => format!(" Curate: the gate before generation {g}'s crossover "),
+        None => " Curate (acts wait for the gate: r runs to it) ".into(),
+    };
+    let b = block(c, title);
+    let inner = b.inner(area);
+    f.render_widget(b, area);
+    let [list, log] =
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(inner);
+    let parents = g.map(|g| s.doc.parents(g)).unwrap_or_default();
+    let mut lines = vec![];
+    for (i, tid) in s.curate_list().iter().enumerate() {
+        let cand = &s.doc.tests[tid];
+        let goes = parents.contains(tid);
+        let kills = g
+            .and_then(|g| s.doc.generations[g].scores.get(tid))
+            .map_or(0, |sc| sc.kills.len());
+        let style = if i == s.curate_row {
+            t.style(Role::Selected)
+        } else if goes {
+            t.style(Role::Kept)
+        } else {
+            t.style(Role::Dropped)
+        };
+        lines.push(Line::styled(
+            format!(
+                "{} {tid:<5} {:<22} {kills:>3} kills  {}",
+                if goes { "+" } else { " " },
+                truncate(&cand.name, 22),
+                origin_words(&cand.origin)
+            ),
+            style,
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "+ goes to crossover.  x veto  e edit  a add  p pin  u undo  c continue",
+        t.style(Role::Dim),
+    ));
+    f.render_widget(Paragraph::new(lines), list);
+    let selected = s.curate_list().get(s.curate_row).cloned();
+    let mut right: Vec<Line> = vec![];
+    if let Some(tid) = selected {
+        right.push(Line::styled(
+            format!("{tid} on c_old"),
+            t.style(Role::Header),
+        ));
+        if let Some(e) = s.doc.execution(&tid, &Target::Old) {
+            for l in crate::exec::normalize::readable_log(s.doc.log(&e.raw_log)).lines() {
+                right.push(Line::raw(l.to_string()));
+            }
+        }
+        right.push(Line::raw(""));
+        right.extend(c.hl.python(&s.doc.tests[&tid].source));
+    }
+    f.render_widget(
+        Paragraph::new(right)
+            .block(Block::bordered().border_style(t.style(Role::Border)))
+            .scroll((s.pair_scroll as u16, 0)),
+        log,
+    );
+}
+
+// ---- Transcript ---------------------------------------------------------------------------
+
+fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let calls = &s.doc.llm_calls;
+    if calls.is_empty() {
+        f.render_widget(
+            Paragraph::new("this session made no model calls").block(block(c, " Model ".into())),
+            area,
+        );
+        return;
+    }
+    let [list, detail] =
+        Layout::vertical([Constraint::Percentage(35), Constraint::Percentage(65)]).areas(area);
+    let mut lines = vec![];
+    for (i, call) in calls.iter().enumerate() {
+        let style = if i == s.transcript_call {
+            t.style(Role::Selected)
+        } else {
+            t.style(Role::Text)
+        };
+        lines.push(Line::styled(
+            format!(
+                "{:>3} {:<20} {:<22} {:>7} in {:>6} out {:>6.1} s {}",
+                i + 1,
+                call.step,
+                truncate(&call.model, 22),
+                call.input_tokens,
+                call.output_tokens,
+                call.latency_ms as f64 / 1000.0,
+                match (call.cached, call.cost_usd) {
+                    (true, _) => "cached".to_string(),
+                    (false, Some(c)) => format!("${c:.4}"),
+                    (false, None) => "unpriced".to_string(),
+                }
+            ),
+            style,
+        ));
+    }
+    let skip = s
+        .transcript_call
+        .saturating_sub(usize::from(list.height.saturating_sub(3)));
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block(
+                c,
+                format!(" Model: {} calls (h/l between calls) ", calls.len()),
+            ))
+            .scroll((skip as u16, 0)),
+        list,
+    );
+    let call = &calls[s.transcript_call.min(calls.len() - 1)];
+    let mut d: Vec<Line> = vec![];
+    if let Some(sys) = &call.request.system {
+        d.push(Line::styled("system", t.style(Role::Header)));
+        d.extend(sys.lines().map(|l| Line::raw(l.to_string())));
+    }
+    for m in &call.request.messages {
+        d.push(Line::styled(
+            format!("{:?}", m.role).to_lowercase(),
+            t.style(Role::Header),
+        ));
+        d.extend(m.content.lines().map(|l| Line::raw(l.to_string())));
+    }
+    d.push(Line::styled(
+        if s.scripted {
+            "reply (scripted)"
+        } else {
+            "reply"
+        },
+        t.style(Role::Header),
+    ));
+    d.extend(call.reply.lines().map(|l| Line::raw(l.to_string())));
+    f.render_widget(
+        Paragraph::new(d)
+            .block(block(
+                c,
+                format!(" call {}: {} ", s.transcript_call + 1, call.step),
+            ))
+            .wrap(Wrap { trim: false })
+            .scroll((s.transcript_scroll as u16, 0)),
+        detail,
+    );
+}
+
+/// `RunToGate` -> `run to gate`.
+fn words(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in camel.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.extend(ch.to_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::state::{Action, fixture, update};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use std::sync::Arc;
+
+    struct Looks {
+        theme: Theme,
+        keymap: Keymap,
+        hl: Highlighter,
+    }
+
+    fn looks() -> Looks {
+        Looks {
+            theme: Theme::load(Some("dark"), None, false).unwrap(),
+            keymap: Keymap::load(None).unwrap(),
+            hl: Highlighter::new(true, true),
+        }
+    }
+
+    fn state(w: u16, h: u16) -> State {
+        let mut s = State::new(Arc::new(fixture::finished_session()), true);
+        update(
+            &mut s,
+            Action::Resize {
+                width: w,
+                height: h,
+            },
+        );
+        s
+    }
+
+    fn drawn(s: &State, l: &Looks) -> Terminal<TestBackend> {
+        let mut term = Terminal::new(TestBackend::new(s.width, s.height)).unwrap();
+        term.draw(|f| {
+            draw(
+                f,
+                &Ctx {
+                    state: s,
+                    theme: &l.theme,
+                    hl: &l.hl,
+                    keymap: &l.keymap,
+                    editor: None,
+                    editor_title: "",
+                },
+            )
+        })
+        .unwrap();
+        term
+    }
+
+    #[test]
+    fn every_screen_at_120x36() {
+        let l = looks();
+        let mut s = state(120, 36);
+        // A cell with a story: the second test on the second mutant.
+        update(&mut s, Action::Move { dx: 1, dy: 1 });
+        for screen in Screen::ALL {
+            s.screen = screen;
+            let term = drawn(&s, &l);
+            insta::assert_snapshot!(format!("screen_{screen:?}").to_lowercase(), term.backend());
+        }
+        s.help = true;
+        insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
+    }
+
+    #[test]
+    fn the_grid_at_80x24_and_a_tiny_terminal() {
+        let l = looks();
+        let s = state(80, 24);
+        insta::assert_snapshot!("grid_80x24", drawn(&s, &l).backend());
+        let small = state(40, 10);
+        let text = format!("{}", drawn(&small, &l).backend());
+        assert!(text.contains("needs at least"), "{text}");
+    }
+
+    /// Snapshots show glyphs only: where colour carries meaning (the cell kinds), check the
+    /// buffer's styles against the theme.
+    #[test]
+    fn each_cell_kind_has_its_colour() {
+        let l = looks();
+        let s = state(120, 36);
+        let term = drawn(&s, &l);
+        let buf = term.backend().buffer();
+        let grid = s.grid().unwrap();
+        let g = grid.generation;
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, t) in grid.tests.iter().enumerate() {
+            for (j, m) in grid.mutants.iter().enumerate() {
+                let cv = s.cell(g, t, m);
+                let x = 1 + grid::ROW_HEADER + (j as u16) * grid::CELL_WIDTH;
+                let y = 2 + grid::COL_HEADER + i as u16;
+                let cell = &buf[(x, y)];
+                assert_eq!(cell.symbol(), cv.glyph().to_string(), "({i}, {j})");
+                let want = l.theme.style(grid::role(cv)).fg;
+                if (i, j) != (s.row, s.col) {
+                    assert_eq!(Some(cell.fg), want.or(Some(ratatui::style::Color::Reset)));
+                }
+                seen.insert(cv.glyph());
+            }
+        }
+        assert!(
+            seen.len() >= 2,
+            "the fixture shows more than one kind: {seen:?}"
+        );
+    }
+}

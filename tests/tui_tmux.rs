@@ -1,0 +1,215 @@
+//! The workbench in a real terminal: tmux runs `evootter demo` (120x36 and 80x24), keys are
+//! sent as a person would press them, and the screen is read back with `capture-pane`: run to
+//! the gate, open a pair, ask why a mutant survived, veto and edit a candidate, continue, pin
+//! the final test, quit; then `evootter open` on the saved session shows the same final test.
+
+mod common;
+use common::*;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(name: &str, width: u16, height: u16, cmd: &str) -> Self {
+        let status = Command::new("tmux")
+            .args(["new-session", "-d", "-s", name])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            // The pane stays after the program ends, so its last screen can be read.
+            .arg(format!("{cmd}; echo EVOOTTER-EXITED $?; sleep 600"))
+            .env("TERM", "xterm-256color")
+            .status()
+            .expect("tmux (installed by .ci/setup)");
+        assert!(status.success(), "tmux new-session failed");
+        Self { name: name.into() }
+    }
+
+    fn screen(&self) -> String {
+        let o = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let st = Command::new("tmux")
+                .args(["send-keys", "-t", &self.name, k])
+                .status()
+                .unwrap();
+            assert!(st.success());
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+
+    /// Waits until the screen shows `text`; fails with the screen after `secs`.
+    fn wait_for(&self, text: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`{text}` never appeared; the screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
+
+fn session_walkthrough(width: u16, height: u16) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let name = format!("evootter-{}-{width}", std::process::id());
+    let t = Tmux::start(
+        &name,
+        width,
+        height,
+        &format!(
+            "cd {} && {bin} demo --out {}",
+            root().display(),
+            out.display()
+        ),
+    );
+    let s = t.wait_for("SCRIPTED", 60);
+    assert!(s.contains("Grid") && s.contains("Timeline"), "{s}");
+
+    // Run to the first gate: the model's steps, the mutants, generation 0's executions.
+    t.keys(&["r"]);
+    t.wait_for("at the gate before generation 0", 240);
+    t.keys(&["2"]);
+    let grid = t.wait_for("killed by", 10);
+    assert!(grid.contains("generation 0"), "{grid}");
+
+    // A pair, then why a survivor survived (survivors only: every cell of a column).
+    t.keys(&["Enter"]);
+    t.wait_for("the test's log, c_old -> mutant", 10);
+    t.keys(&["Escape", "f"]);
+    t.wait_for("survivors only", 10);
+    t.keys(&["w"]);
+    let why = t.wait_for("why did", 10);
+    assert!(
+        why.contains("raw logs") || why.contains("killed by"),
+        "{why}"
+    );
+
+    // Curate: veto one survivor, edit the other, continue.
+    t.keys(&["5"]);
+    t.wait_for("Curate: the gate before generation 0", 10);
+    t.keys(&["j", "x"]);
+    t.wait_for("you vetoed", 20);
+    t.keys(&["k", "e"]);
+    t.wait_for("(Ctrl-s saves, Esc cancels)", 10);
+    t.keys(&["# edited in the workbench", "Enter", "C-s"]);
+    t.wait_for("you edited", 120);
+    t.keys(&["c"]);
+    let gate1 = t.wait_for("at the gate before generation 1", 300);
+    assert!(!gate1.contains("EVOOTTER-EXITED"), "{gate1}");
+
+    // Pin the first survivor as the final test and quit.
+    t.keys(&["5", "p"]);
+    t.wait_for("you pinned", 60);
+    t.wait_for("done: final test", 120);
+    t.keys(&["q"]);
+    let end = t.wait_for("EVOOTTER-EXITED 0", 60);
+    assert!(end.contains("done; final test"), "{end}");
+
+    let doc = evootter::engine::SessionDoc::load(&out.join("session.json")).unwrap();
+    let pinned = doc.final_test.clone().unwrap();
+    assert!(
+        doc.acts.iter().any(|a| matches!(&a.kind,
+            evootter::engine::ActKind::Pin { test } if *test == pinned)),
+        "{:?}",
+        doc.acts
+    );
+
+    // The saved session opens again (read-only: it is finished) with the same final test.
+    let name2 = format!("{name}-open");
+    let t2 = Tmux::start(
+        &name2,
+        width,
+        height,
+        &format!("{bin} open {}", out.display()),
+    );
+    t2.keys(&["1"]);
+    let tl = t2.wait_for("final test:", 20);
+    assert!(tl.contains(&format!("final test: {pinned}")), "{tl}");
+    assert!(tl.contains("read-only"), "{tl}");
+    t2.keys(&["q"]);
+    t2.wait_for("EVOOTTER-EXITED 0", 20);
+}
+
+#[test]
+fn the_demo_walkthrough_at_120x36() {
+    session_walkthrough(120, 36);
+}
+
+#[test]
+fn the_demo_walkthrough_at_80x24() {
+    session_walkthrough(80, 24);
+}
+
+#[test]
+fn a_terminal_too_small_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let name = format!("evootter-small-{}", std::process::id());
+    let t = Tmux::start(
+        &name,
+        40,
+        10,
+        &format!(
+            "cd {} && {bin} demo --out {}",
+            root().display(),
+            dir.path().join("d").display()
+        ),
+    );
+    let s = t.wait_for("needs at least", 60);
+    assert!(s.contains("Make it larger"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("EVOOTTER-EXITED", 30);
+}
+
+/// The finished demo session shipped in `sessions/` opens on a machine without Python: read
+/// only, every screen drawn from the session alone.
+#[test]
+fn the_shipped_demo_session_opens_without_python() {
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let name = format!("evootter-shipped-{}", std::process::id());
+    let t = Tmux::start(
+        &name,
+        120,
+        36,
+        &format!(
+            "cd {} && env PATH=/nonexistent {bin} open sessions/demo",
+            root().display()
+        ),
+    );
+    t.wait_for("read-only", 30);
+    t.keys(&["1"]);
+    let tl = t.wait_for("final test:", 10);
+    let doc =
+        evootter::engine::SessionDoc::load(&root().join("sessions/demo/session.json")).unwrap();
+    let ft = doc.final_test.unwrap();
+    assert!(tl.contains(&format!("final test: {ft}")), "{tl}");
+    t.keys(&["2", "Enter"]);
+    t.wait_for("the test's log, c_old -> mutant", 10);
+    t.keys(&["6"]);
+    t.wait_for("localize_files", 10);
+    t.keys(&["q"]);
+    t.wait_for("EVOOTTER-EXITED 0", 20);
+}
