@@ -106,6 +106,10 @@ fn session_walkthrough(width: u16, height: u16) {
         why.contains("raw logs") || why.contains("killed by"),
         "{why}"
     );
+    // Run the pair again under the line tracer.
+    t.keys(&["Enter"]);
+    let traced = t.wait_for("the mutated line", 60);
+    assert!(traced.contains("lines that ran on c_old"), "{traced}");
 
     // Curate: veto one survivor, edit the other, continue.
     t.keys(&["5"]);

@@ -356,6 +356,24 @@ async fn curate_quit_and_resume_with_real_pytest() {
     assert!(g.scores.contains_key(&edit.id), "its row is in the grid");
     let edit_id = edit.id.clone();
 
+    // A pair run again on demand, traced: the F2P test reaches clamp.
+    let m = doc.generations[0].mutants[0].clone();
+    let f2p = doc
+        .tests
+        .values()
+        .find(|c| c.source.contains("clamp(15, 0, 10) == 10"))
+        .unwrap()
+        .id
+        .clone();
+    let run = wb.pair_runner().run(&f2p, &m, true).await.unwrap();
+    let lines = run.old.trace.clone().expect("traced");
+    assert!(lines.contains(&3), "clamp's first check runs: {lines:?}");
+    assert_eq!(
+        run.old.normalized_log,
+        *doc.log(&doc.execution(&f2p, &Target::Old).unwrap().normalized_log),
+        "tracing does not change the log"
+    );
+
     // Quit at the gate; the acts are saved with the session.
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}

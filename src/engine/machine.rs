@@ -439,6 +439,7 @@ impl Engine {
                         overrides: vec![],
                         removed: vec![],
                         timeout,
+                        trace: None,
                     },
                 });
             }
@@ -479,6 +480,7 @@ impl Engine {
                         }],
                         removed: vec![],
                         timeout,
+                        trace: None,
                     },
                 });
             }

@@ -48,6 +48,10 @@ const LOG_DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Prefix of the line appended to the raw log of a run killed at its timeout.
 pub const TIMEOUT_MARKER: &str = "[evootter] timeout after";
 
+/// The line tracer (a pytest plugin) and the name it is staged under, at the copy's root.
+const LINE_TRACER: &str = include_str!("line_trace.py");
+const TRACE_PLUGIN: &str = "evootter_line_trace.py";
+
 /// Prefix of the lines evootter appends to a run's log (copy changes, sandbox refusals).
 pub const NOTICE_PREFIX: &str = "[evootter]";
 
@@ -361,6 +365,13 @@ impl LocalExecutor {
         for rel in &req.removed {
             staged.removed.insert(checked_rel_path(rel)?);
         }
+        let traced = req.trace.as_deref().map(checked_rel_path).transpose()?;
+        if traced.is_some() {
+            // The tracer is a pytest plugin that exists in this run's copy only.
+            staged
+                .files
+                .insert(TRACE_PLUGIN.to_string(), LINE_TRACER.as_bytes().to_vec());
+        }
 
         remove_path(&w.run_dir);
         for d in ["home", "tmp"] {
@@ -428,6 +439,11 @@ impl LocalExecutor {
             .stderr(Stdio::from(log_write2))
             .process_group(0);
         self.environment(w, &mut cmd);
+        if let Some(rel) = &traced {
+            cmd.args(["-p", TRACE_PLUGIN.trim_end_matches(".py")])
+                .env("EVOOTTER_TRACE_TARGET", w.copy.join(rel))
+                .env("EVOOTTER_TRACE_OUT", w.run_dir.join("trace.json"));
+        }
         // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
         // prepared before the fork.
         unsafe {
@@ -484,7 +500,7 @@ impl LocalExecutor {
             (w.basetemp().display().to_string(), "<TMP>"),
             (w.scratch.display().to_string(), "<TMP>"),
         ];
-        let result = match status {
+        let mut result = match status {
             None => {
                 if !raw_log.is_empty() && !raw_log.ends_with('\n') {
                     raw_log.push('\n');
@@ -504,6 +520,7 @@ impl LocalExecutor {
                     duration,
                     changed,
                     denied,
+                    trace: None,
                 }
             }
             Some(status) => {
@@ -526,9 +543,15 @@ impl LocalExecutor {
                     duration,
                     changed,
                     denied,
+                    trace: None,
                 }
             }
         };
+        if traced.is_some() {
+            result.trace = std::fs::read(w.run_dir.join("trace.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+        }
         drop(lease);
         Ok(result)
     }

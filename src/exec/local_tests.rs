@@ -89,6 +89,7 @@ fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecReques
             .collect(),
         removed: vec![],
         timeout: Duration::from_secs(timeout_s),
+        trace: None,
     }
 }
 
@@ -826,4 +827,25 @@ async fn dropped_run_kills_and_restores() {
         .await
         .unwrap();
     assert_eq!(r.outcome, Outcome::Passed);
+}
+
+/// A traced run says which lines of a file ran, and logs exactly as an untraced one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_traced_run_records_the_lines_that_ran_and_logs_the_same() {
+    let _guard = EXCLUSIVE.read().await;
+    let repo = fixture_repo();
+    let exec = executor(repo.path(), 1);
+    let test = "from calc.ops import add\n\ndef test_it():\n    assert add(2, 3) == 6\n";
+    let plain = exec.run(request(test, &[], 30)).await.unwrap();
+    let mut req = request(test, &[], 30);
+    req.trace = Some("calc/ops.py".into());
+    let traced = exec.run(req).await.unwrap();
+    assert_eq!(plain.normalized_log, traced.normalized_log);
+    assert_eq!(plain.outcome, traced.outcome);
+    assert!(plain.trace.is_none());
+    // OPS: `def add` on line 1, its body on line 2; `divide` (lines 5-6) never runs.
+    let lines = traced.trace.expect("a trace");
+    assert!(lines.contains(&2), "{lines:?}");
+    assert!(!lines.contains(&6), "{lines:?}");
+    assert!(traced.changed.is_empty(), "{:?}", traced.changed);
 }

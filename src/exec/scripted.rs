@@ -64,6 +64,7 @@ pub fn result(outcome: Outcome, log: &str) -> ExecResult {
         duration: Duration::from_millis(10),
         changed: vec![],
         denied: vec![],
+        trace: None,
     }
 }
 

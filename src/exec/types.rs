@@ -50,6 +50,9 @@ pub struct ExecRequest {
     /// Repository files absent for this run (a golden patch that deletes them).
     pub removed: Vec<String>,
     pub timeout: Duration,
+    /// Record which lines of this file (relative to the repository root) run: the result's
+    /// `trace`. Executors that cannot trace leave it `None`.
+    pub trace: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +87,9 @@ pub struct ExecResult {
     /// Sandbox refusals the log shows (no network, a write outside the copy).
     #[serde(default)]
     pub denied: Vec<String>,
+    /// The lines of the traced file that ran, when the request asked for a trace.
+    #[serde(default)]
+    pub trace: Option<Vec<u32>>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -224,14 +224,10 @@ async fn run_in(
                     if let Some(r) = runner.clone() {
                         let tx = rerun_tx.clone();
                         state.rerun = Some((test.clone(), mutant.clone(), "running...".into()));
+                        let doc = state.doc.clone();
                         tokio::spawn(async move {
-                            let text = match r.run(&test, &mutant).await {
-                                Ok(p) => format!(
-                                    "c_old {:?}, mutant {:?}: {}",
-                                    p.old.outcome,
-                                    p.mutant.outcome,
-                                    p.cell.verdict()
-                                ),
+                            let text = match r.run(&test, &mutant, true).await {
+                                Ok(p) => super::why::rerun_text(&doc, &mutant, &p),
                                 Err(e) => format!("could not run it: {e}"),
                             };
                             let _ = tx.send((test, mutant, text));

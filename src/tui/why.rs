@@ -57,8 +57,8 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
         Some((ff, crate::engine::kill::cell(old, e)))
     }) {
         Some((ff, c)) if c.is_kill() => out.push(format!(
-            "{test} reaches {}: it kills that function's force-failure mutant {} (line tracing \
-             of the mutated line itself is not done yet)",
+            "{test} reaches {}: it kills that function's force-failure mutant {} (Enter traces \
+             whether it runs the mutated line itself)",
             m.function, ff.id
         )),
         Some((ff, _)) => out.push(format!(
@@ -115,6 +115,86 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
     if !sample.contains(&m.id) {
         out.push(format!("(not in generation {g}'s sample)"));
     }
-    out.push("Enter runs the pair again now, to see whether the result holds".into());
+    out.push(
+        "Enter runs the pair again now under a line tracer: which lines of the mutated file \
+         the test runs"
+            .into(),
+    );
     out
+}
+
+/// What a traced re-run of a pair showed: the verdict, then the mutated file around the
+/// mutant's line with the lines that ran on `c_old` marked `>` (and `*` where only the mutant
+/// run reached them), and the ranges that ran.
+pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRun) -> String {
+    let mut out = format!(
+        "c_old {:?}, mutant {:?}: {}\n",
+        run.old.outcome,
+        run.mutant.outcome,
+        run.cell.verdict()
+    );
+    let Some(m) = doc
+        .pool
+        .as_ref()
+        .and_then(|p| p.mutants.iter().find(|x| x.id == mutant))
+    else {
+        return out;
+    };
+    let (Some(old), Some(new)) = (&run.old.trace, &run.mutant.trace) else {
+        out.push_str("(this executor cannot trace lines)\n");
+        return out;
+    };
+    let reached = old.contains(&(m.line as u32));
+    out.push_str(&format!(
+        "traced {}: on c_old the test {} the mutated line {}; on the mutant it {}\n",
+        m.file,
+        if reached { "runs" } else { "never runs" },
+        m.line,
+        if new.contains(&(m.line as u32)) {
+            "runs it"
+        } else {
+            "never runs it"
+        }
+    ));
+    out.push_str(&format!("lines that ran on c_old: {}\n", ranges(old)));
+    if let Ok(src) = std::fs::read_to_string(doc.inputs.repo.join(&m.file)) {
+        let lines: Vec<&str> = src.lines().collect();
+        let from = m.line.saturating_sub(4).max(1);
+        let to = (m.line + 4).min(lines.len());
+        for n in from..=to {
+            let mark = match (old.contains(&(n as u32)), new.contains(&(n as u32))) {
+                (true, _) => '>',
+                (false, true) => '*',
+                _ => ' ',
+            };
+            let here = if n == m.line { "<- mutated" } else { "" };
+            out.push_str(&format!(
+                "{mark} {n:>4} | {} {here}\n",
+                lines.get(n - 1).copied().unwrap_or("")
+            ));
+        }
+    }
+    out
+}
+
+/// `1-3, 7, 9-10`.
+fn ranges(lines: &[u32]) -> String {
+    let mut parts: Vec<String> = vec![];
+    let mut it = lines.iter().copied().peekable();
+    while let Some(start) = it.next() {
+        let mut end = start;
+        while it.peek() == Some(&(end + 1)) {
+            end = it.next().unwrap_or(end);
+        }
+        parts.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
 }

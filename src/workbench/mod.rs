@@ -102,7 +102,8 @@ pub struct Workbench {
     executor: Arc<dyn Executor>,
 }
 
-/// A (test, mutant) pair run again on demand: both sides, fresh, not recorded.
+/// A (test, mutant) pair run again on demand: both sides, fresh, not recorded; traced, the
+/// results' `trace` holds the lines of the mutated file that ran.
 #[derive(Debug)]
 pub struct PairRun {
     pub old: exec::ExecResult,
@@ -233,7 +234,7 @@ impl Workbench {
     /// the engine is doing (it shares the executor's workers). Nothing is recorded: for
     /// looking again at a surprising cell.
     pub async fn run_pair(&self, test: &str, mutant: &str) -> Result<PairRun, PairRunError> {
-        self.pair_runner().run(test, mutant).await
+        self.pair_runner().run(test, mutant, false).await
     }
 
     /// A handle that runs pairs on demand, for a view's background task.
@@ -253,7 +254,13 @@ pub struct PairRunner {
 }
 
 impl PairRunner {
-    pub async fn run(&self, test: &str, mutant: &str) -> Result<PairRun, PairRunError> {
+    /// `traced`: record which lines of the mutated file run, on `c_old` and on the mutant.
+    pub async fn run(
+        &self,
+        test: &str,
+        mutant: &str,
+        traced: bool,
+    ) -> Result<PairRun, PairRunError> {
         let doc = self.snapshot.borrow().clone();
         let p = crate::engine::pair::find(&doc, test, mutant)?;
         let file = &p.mutant.file;
@@ -273,6 +280,7 @@ impl PairRunner {
             overrides: vec![],
             removed: vec![],
             timeout,
+            trace: traced.then(|| file.clone()),
         };
         let on_mutant = exec::ExecRequest {
             overrides: vec![exec::FileOverride {
