@@ -28,9 +28,17 @@ pub enum Source {
 /// The text area and what it is for.
 struct Editor {
     area: ratatui_textarea::TextArea<'static>,
-    /// The test being edited; `None`: a new test.
-    test: Option<String>,
+    purpose: Purpose,
     title: String,
+}
+
+enum Purpose {
+    /// An edit of this test.
+    Edit(String),
+    /// A new test, under this file name.
+    Add(String),
+    /// The path of a test file to add (one line).
+    Path,
 }
 
 pub struct Looks {
@@ -211,14 +219,21 @@ async fn run_in(
                     }
                 }
                 Effect::OpenEditor { test, text } => {
-                    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-                    let mut area = ratatui_textarea::TextArea::new(lines);
-                    area.set_cursor_line_style(ratatui::style::Style::default());
-                    let title = match &test {
-                        Some(t) => format!("edit {t}"),
-                        None => "your own test".to_string(),
+                    let (purpose, title) = match test {
+                        Some(t) => (Purpose::Edit(t.clone()), format!("edit {t}")),
+                        None => (
+                            Purpose::Add(format!("test_yours_{}.py", state.doc.tests.len() + 1)),
+                            "your own test".to_string(),
+                        ),
                     };
-                    editor = Some(Editor { area, test, title });
+                    editor = Some(open_editor(&text, purpose, title));
+                }
+                Effect::AskPath => {
+                    editor = Some(open_editor(
+                        "",
+                        Purpose::Path,
+                        "the path of a test file to add, then Ctrl-s".into(),
+                    ));
                 }
                 Effect::RunPair { test, mutant } => {
                     if let Some(r) = runner.clone() {
@@ -252,6 +267,17 @@ async fn run_in(
     }
 }
 
+fn open_editor(text: &str, purpose: Purpose, title: String) -> Editor {
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut area = ratatui_textarea::TextArea::new(lines);
+    area.set_cursor_line_style(ratatui::style::Style::default());
+    Editor {
+        area,
+        purpose,
+        title,
+    }
+}
+
 fn context(s: &State) -> KeyContext {
     match s.screen {
         Screen::Timeline => KeyContext::Timeline,
@@ -282,6 +308,7 @@ pub fn action_of(k: KeyAction, screen: Screen) -> Option<Action> {
         KeyAction::Veto => Action::Veto,
         KeyAction::Edit => Action::Edit,
         KeyAction::Add => Action::Add,
+        KeyAction::AddFile => Action::AddFile,
         KeyAction::Pin => Action::Pin,
         KeyAction::Undo => Action::Undo,
         KeyAction::Continue => Action::Continue,
@@ -355,13 +382,38 @@ fn on_key(s: &mut State, keymap: &Keymap, editor: &mut Option<Editor>, k: KeyEve
     if let Some(ed) = editor {
         match keymap.action(KeyContext::Editor, &k) {
             Some(KeyAction::Save) => {
-                let source = ed.area.lines().join("\n") + "\n";
-                let req = match ed.test.clone() {
-                    Some(test) => ActRequest::Edit { test, source },
-                    None => ActRequest::Add {
-                        name: format!("test_yours_{}.py", s.doc.tests.len() + 1),
-                        source,
+                let text = ed.area.lines().join("\n");
+                let req = match &ed.purpose {
+                    Purpose::Edit(test) => ActRequest::Edit {
+                        test: test.clone(),
+                        source: text + "\n",
                     },
+                    Purpose::Add(name) => ActRequest::Add {
+                        name: name.clone(),
+                        source: text + "\n",
+                    },
+                    Purpose::Path => {
+                        // The file's text goes into the editor, to be read before it is added.
+                        let path = std::path::PathBuf::from(text.trim());
+                        match std::fs::read_to_string(&path) {
+                            Ok(source) => {
+                                let name = path.file_name().map_or("test_yours.py".into(), |n| {
+                                    n.to_string_lossy().into_owned()
+                                });
+                                *editor = Some(open_editor(
+                                    &source,
+                                    Purpose::Add(name.clone()),
+                                    format!("add {name}"),
+                                ));
+                            }
+                            Err(e) => {
+                                *editor = None;
+                                s.messages
+                                    .push(format!("cannot read {}: {e}", path.display()));
+                            }
+                        }
+                        return vec![];
+                    }
                 };
                 *editor = None;
                 return vec![Effect::Send(Command::Act(req))];

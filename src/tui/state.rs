@@ -88,6 +88,8 @@ pub enum Action {
     Veto,
     Edit,
     Add,
+    /// Add a test from a file: the editor asks for its path first.
+    AddFile,
     Pin,
     Undo,
     /// The editor's text was saved: an edit of the selected test, or a new test.
@@ -121,6 +123,8 @@ pub enum Effect {
         test: Option<TestId>,
         text: String,
     },
+    /// Ask for the path of a test file to add.
+    AskPath,
     /// Run a (test, mutant) pair again now (why-not-killed).
     RunPair {
         test: TestId,
@@ -767,7 +771,12 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 }
             }
         }
-        Action::Veto | Action::Pin | Action::Undo | Action::Edit | Action::Add => {
+        Action::Veto
+        | Action::Pin
+        | Action::Undo
+        | Action::Edit
+        | Action::Add
+        | Action::AddFile => {
             if !s.needs_workbench() {
                 return fx;
             }
@@ -783,6 +792,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                     test: None,
                     text: new_test_template(&s.doc),
                 }),
+                (Action::AddFile, _) => fx.push(Effect::AskPath),
                 (_, None) => s.say("no test selected"),
                 (Action::Veto, Some(test)) => {
                     fx.push(Effect::Send(Command::Act(ActRequest::Veto { test })))
@@ -991,6 +1001,7 @@ pub fn screen_actions(screen: Screen) -> &'static [(&'static str, &'static str)]
             ("x", "veto"),
             ("e", "edit"),
             ("a", "add"),
+            ("A", "add a file"),
             ("p", "pin"),
             ("u", "undo"),
             ("c", "continue"),
@@ -1133,6 +1144,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        assert_eq!(update(&mut s, Action::AddFile), [Effect::AskPath]);
         assert_eq!(
             update(&mut s, Action::Continue),
             [Effect::Send(Command::Continue)]
