@@ -279,14 +279,7 @@ fn open_editor(text: &str, purpose: Purpose, title: String) -> Editor {
 }
 
 fn context(s: &State) -> KeyContext {
-    match s.screen {
-        Screen::Timeline => KeyContext::Timeline,
-        Screen::Grid => KeyContext::Grid,
-        Screen::Pair => KeyContext::Pair,
-        Screen::Why => KeyContext::Why,
-        Screen::Curate => KeyContext::Curate,
-        Screen::Transcript => KeyContext::Transcript,
-    }
+    views::key_context(s.screen)
 }
 
 /// A key's meaning on the current screen.

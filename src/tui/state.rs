@@ -972,44 +972,6 @@ fn on_event(s: &mut State, e: Event) {
     }
 }
 
-/// What the footer and help say the current screen's keys do (action name, meaning).
-pub fn screen_actions(screen: Screen) -> &'static [(&'static str, &'static str)] {
-    match screen {
-        Screen::Timeline => &[
-            ("up/down", "generation"),
-            ("enter", "grid"),
-            ("n", "step"),
-            ("r", "run to gate"),
-        ],
-        Screen::Grid => &[
-            ("hjkl", "move"),
-            ("enter", "pair"),
-            ("w", "why not killed"),
-            ("s", "sort"),
-            ("f", "filter"),
-            ("n", "step"),
-            ("r", "run to gate"),
-        ],
-        Screen::Pair => &[
-            ("n/N", "hunk"),
-            ("v", "raw/normalized"),
-            ("o", "side by side"),
-            ("esc", "back"),
-        ],
-        Screen::Why => &[("j/k", "scroll"), ("esc", "back")],
-        Screen::Curate => &[
-            ("x", "veto"),
-            ("e", "edit"),
-            ("a", "add"),
-            ("A", "add a file"),
-            ("p", "pin"),
-            ("u", "undo"),
-            ("c", "continue"),
-        ],
-        Screen::Transcript => &[("h/l", "call"), ("j/k", "scroll")],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,8 @@ use super::diff::{DiffStyles, LogDiff};
 use super::grid::{self, GridWidget};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
-use super::state::{CellView, Screen, State, screen_actions};
+use super::keymap::{KeyAction, KeyContext};
+use super::state::{CellView, Screen, State};
 use super::theme::{Role, Theme};
 use crate::engine::{Origin, Phase, Target, explain, pair};
 use crate::exec::Outcome;
@@ -166,12 +167,71 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     }
 }
 
+/// The keymap context of a screen.
+pub fn key_context(s: Screen) -> KeyContext {
+    match s {
+        Screen::Timeline => KeyContext::Timeline,
+        Screen::Grid => KeyContext::Grid,
+        Screen::Pair => KeyContext::Pair,
+        Screen::Why => KeyContext::Why,
+        Screen::Curate => KeyContext::Curate,
+        Screen::Transcript => KeyContext::Transcript,
+    }
+}
+
+/// What the footer offers on each screen; the keys come from the keymap, so a user's
+/// bindings show.
+fn footer_actions(s: Screen) -> &'static [(KeyAction, &'static str)] {
+    use KeyAction::*;
+    match s {
+        Screen::Timeline => &[
+            (Down, "generation"),
+            (Open, "grid"),
+            (Step, "step"),
+            (RunToGate, "run to gate"),
+        ],
+        Screen::Grid => &[
+            (Open, "pair"),
+            (WhyNotKilled, "why not killed"),
+            (SortRows, "sort"),
+            (FilterColumns, "filter"),
+            (Step, "step"),
+            (RunToGate, "run to gate"),
+        ],
+        Screen::Pair => &[
+            (NextHunk, "next hunk"),
+            (ToggleRaw, "raw/normalized"),
+            (ToggleSideBySide, "side by side"),
+            (Back, "back"),
+        ],
+        Screen::Why => &[(Open, "run traced"), (Back, "back")],
+        Screen::Curate => &[
+            (Veto, "veto"),
+            (Edit, "edit"),
+            (Add, "add"),
+            (AddFile, "add a file"),
+            (Pin, "pin"),
+            (Undo, "undo"),
+            (Continue, "continue"),
+        ],
+        Screen::Transcript => &[(Right, "next call"), (Down, "scroll")],
+    }
+}
+
 fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
+    let ctx = key_context(c.state.screen);
     let mut spans = vec![];
-    let common = [("?", "help"), ("tab", "screens"), ("q", "quit")];
-    for (k, what) in screen_actions(c.state.screen).iter().chain(common.iter()) {
-        spans.push(Span::styled(format!(" {k}"), t.style(Role::Key)));
+    let common = [
+        (KeyAction::Help, "help"),
+        (KeyAction::NextScreen, "screens"),
+        (KeyAction::Quit, "quit"),
+    ];
+    for (action, what) in footer_actions(c.state.screen).iter().chain(common.iter()) {
+        let Some(key) = c.keymap.keys(ctx, *action).into_iter().next() else {
+            continue;
+        };
+        spans.push(Span::styled(format!(" {key}"), t.style(Role::Key)));
         spans.push(Span::styled(format!(" {what} "), t.style(Role::Footer)));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
