@@ -2,6 +2,7 @@
 //! the EvoOtter paper. The engine (`engine`) drives mutants (`mutate`), executions (`exec`) and
 //! selection over a session document; the binary's commands are thin layers over it.
 
+pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod exec;

@@ -1,6 +1,7 @@
 //! Command-line interface: `run`, `mutants`, `eval`, `show`, `prompts`. Each command turns flags into engine
 //! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
 
+mod bench_cmd;
 mod eval_cmd;
 mod mutants_cmd;
 mod progress;
@@ -35,6 +36,9 @@ enum Command {
     Show(show_cmd::ShowArgs),
     /// The prompt templates of the model's steps: which are yours, their text, a copy to edit.
     Prompts(prompts_cmd::PromptsArgs),
+    /// A batch of SWE-bench-style instances, scored as the public harnesses score; also
+    /// --summary DIR and --compare DIR_A DIR_B.
+    Bench(Box<bench_cmd::BenchArgs>),
     /// The workbench on the bundled demo: scripted model replies, real mutants and pytest runs.
     Demo(tui_cmd::DemoArgs),
     /// The workbench on a new session (every option of `run`), paused before each crossover.
@@ -77,6 +81,7 @@ pub fn main() -> ExitCode {
             Command::Eval(a) => eval_cmd::run(a).await,
             Command::Show(a) => show_cmd::run(a),
             Command::Prompts(a) => prompts_cmd::run(a),
+            Command::Bench(a) => bench_cmd::run(*a).await,
             Command::Demo(a) => tui_cmd::demo(a).await,
             Command::Tui(a) => tui_cmd::tui(*a).await,
             Command::Open(a) => tui_cmd::open(a).await,

@@ -30,6 +30,10 @@ pub struct ShowArgs {
     /// Print call N of --calls in full: the system prompt, the messages and the reply.
     #[arg(long, value_name = "N")]
     call: Option<usize>,
+    /// Write the kill matrix as a mutation-testing-report-schema JSON file (what Stryker's
+    /// mutation-testing-elements viewer reads: status, killedBy, coveredBy per mutant).
+    #[arg(long, value_name = "FILE")]
+    mutation_report: Option<PathBuf>,
 }
 
 pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
@@ -39,6 +43,13 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
         a.session.clone()
     };
     let doc = SessionDoc::load(&path)?;
+    if let Some(file) = &a.mutation_report {
+        let report = evootter::engine::export::mutation_report(&doc);
+        std::fs::write(file, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("writing {}", file.display()))?;
+        eprintln!("wrote {}", file.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(n) = a.call {
         show_call(&doc, n)?;
         return Ok(ExitCode::SUCCESS);

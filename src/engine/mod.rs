@@ -7,6 +7,7 @@ pub mod basebrt;
 pub mod config;
 pub mod events;
 pub mod explain;
+pub mod export;
 pub mod halving;
 pub mod kill;
 mod llm_steps;

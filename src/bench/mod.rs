@@ -1,0 +1,458 @@
+//! Benchmark mode: a batch of SWE-bench-style instances, each run as a headless workbench
+//! session into `OUT/INSTANCE/`, scored the way the public harnesses score, summarized, and
+//! written as a predictions file the official harnesses can score on their own.
+//!
+//! A batch is resumable: an instance whose session is done is not run again (its score is
+//! kept), one interrupted mid-run is resumed from its session. The golden patch is used only to
+//! evaluate; the developer's test patch only by `--validate`.
+
+pub mod instances;
+pub mod score;
+pub mod summary;
+
+use crate::engine::SessionDoc;
+use crate::exec::{self, ExecRequest, Executor};
+use crate::outdir::{Intent, OutDir};
+use crate::workbench::{self, Command, Ending, Options, RunRequest, Workbench};
+use instances::Row;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use summary::{InstanceRecord, Status};
+
+/// A batch and how to run it.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    pub rows: PathBuf,
+    /// Where the mirrors are (`DIR/OWNER/NAME[.git]`).
+    pub repos: PathBuf,
+    pub out: PathBuf,
+    /// Instances run at once.
+    pub parallel: usize,
+    /// Check each instance first (the developer's test fails before the fix, passes after);
+    /// unsound ones are marked and not counted.
+    pub validate: bool,
+    /// The run options every instance gets (its repo, issue, patch and out are the batch's).
+    pub template: RunRequest,
+    /// Name in the predictions file.
+    pub model_name: String,
+}
+
+/// What the batch reports as it goes.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Started {
+        instance: String,
+    },
+    Finished {
+        record: Box<InstanceRecord>,
+        done: usize,
+        total: usize,
+        f2p: usize,
+        cost_usd: f64,
+        left: Option<Duration>,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    #[error("cannot read the instances file {path}: {source}")]
+    Rows {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{0} is not a directory of mirrors; pass --repos DIR holding OWNER/NAME or OWNER/NAME.git"
+    )]
+    NoRepos(PathBuf),
+    #[error("cannot write the batch output {path}: {source}")]
+    Out {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn write_record(dir: &Path, r: &InstanceRecord) {
+    let _ = std::fs::create_dir_all(dir);
+    if let Ok(j) = serde_json::to_vec_pretty(r) {
+        let _ = std::fs::write(dir.join("instance.json"), j);
+    }
+}
+
+/// Runs every row (`parallel` at a time), reporting on `progress`; returns the records.
+pub async fn run(
+    b: Batch,
+    progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+) -> Result<Vec<InstanceRecord>, BatchError> {
+    let rows = instances::read(&b.rows).map_err(|source| BatchError::Rows {
+        path: b.rows.clone(),
+        source,
+    })?;
+    if !b.repos.is_dir() {
+        return Err(BatchError::NoRepos(b.repos.clone()));
+    }
+    std::fs::create_dir_all(&b.out).map_err(|source| BatchError::Out {
+        path: b.out.clone(),
+        source,
+    })?;
+    let total = rows.len();
+    let b = Arc::new(b);
+    let permits = Arc::new(tokio::sync::Semaphore::new(b.parallel.max(1)));
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for (i, row) in rows.into_iter().enumerate() {
+        let b = b.clone();
+        let permits = permits.clone();
+        let progress = progress.clone();
+        set.spawn(async move {
+            let _p = permits.acquire_owned().await;
+            let id = match &row {
+                Ok(r) => r.instance_id.clone(),
+                Err(bad) => bad
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| format!("line-{}", bad.line)),
+            };
+            let _ = progress.send(Progress::Started {
+                instance: id.clone(),
+            });
+            let t0 = Instant::now();
+            let dir = b.out.join(&id);
+            let mut record = match row {
+                Ok(row) => run_one(&b, &row, &dir).await,
+                Err(bad) => InstanceRecord {
+                    instance_id: id.clone(),
+                    status: Status::Error { error: bad.error },
+                    score: None,
+                    seconds: 0.0,
+                },
+            };
+            if record.seconds == 0.0 && !matches!(record.status, Status::Done) {
+                record.seconds = t0.elapsed().as_secs_f64();
+            }
+            write_record(&dir, &record);
+            (i, record)
+        });
+    }
+    let mut records: Vec<(usize, InstanceRecord)> = vec![];
+    let (mut f2p, mut cost) = (0usize, 0.0f64);
+    while let Some(j) = set.join_next().await {
+        let Ok((i, record)) = j else { continue };
+        f2p += usize::from(record.score.as_ref().is_some_and(|s| s.tdd));
+        cost += instance_cost(&b.out.join(&record.instance_id));
+        records.push((i, record.clone()));
+        let done = records.len();
+        let left = (done < total).then(|| {
+            let per = started.elapsed() / done as u32;
+            per * (total - done) as u32
+        });
+        let _ = progress.send(Progress::Finished {
+            record: Box::new(record),
+            done,
+            total,
+            f2p,
+            cost_usd: cost,
+            left,
+        });
+    }
+    records.sort_by_key(|(i, _)| *i);
+    let records: Vec<InstanceRecord> = records.into_iter().map(|(_, r)| r).collect();
+    write_outputs(&b, &records)?;
+    Ok(records)
+}
+
+fn instance_cost(dir: &Path) -> f64 {
+    std::fs::read(dir.join("report.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v["cost_usd"].as_f64())
+        .unwrap_or(0.0)
+}
+
+/// The summary (table and JSON) and the predictions file.
+fn write_outputs(b: &Batch, records: &[InstanceRecord]) -> Result<(), BatchError> {
+    let err = |path: PathBuf| move |source| BatchError::Out { path, source };
+    let s = summary::read(&b.out).map_err(err(b.out.clone()))?;
+    let json = serde_json::to_vec_pretty(&s).unwrap_or_default();
+    std::fs::write(b.out.join("summary.json"), json).map_err(err(b.out.join("summary.json")))?;
+    std::fs::write(b.out.join("summary.txt"), summary::table(&s))
+        .map_err(err(b.out.join("summary.txt")))?;
+    let mut pred = String::new();
+    for r in records {
+        let patch = std::fs::read_to_string(b.out.join(&r.instance_id).join("final.patch"))
+            .unwrap_or_default();
+        let line = serde_json::json!({
+            "instance_id": r.instance_id,
+            "model_name_or_path": b.model_name,
+            "model_patch": patch,
+        });
+        pred.push_str(&line.to_string());
+        pred.push('\n');
+    }
+    std::fs::write(b.out.join("predictions.jsonl"), pred)
+        .map_err(err(b.out.join("predictions.jsonl")))?;
+    Ok(())
+}
+
+/// Inputs the batch keeps for an instance, beside its session: the checkout, the issue, the
+/// golden and test patches.
+fn work_dir(b: &Batch, id: &str) -> PathBuf {
+    b.out.join(".work").join(id)
+}
+
+async fn run_one(b: &Batch, row: &Row, dir: &Path) -> InstanceRecord {
+    let id = row.instance_id.clone();
+    let error = |e: String| InstanceRecord {
+        instance_id: id.clone(),
+        status: Status::Error { error: e },
+        score: None,
+        seconds: 0.0,
+    };
+    // Already finished by an earlier batch: nothing runs again.
+    if let Ok(b) = std::fs::read(dir.join("instance.json"))
+        && let Ok(r) = serde_json::from_slice::<InstanceRecord>(&b)
+        && !matches!(r.status, Status::Error { .. })
+        && (r.score.is_some() || matches!(r.status, Status::Unsound { .. }))
+    {
+        return InstanceRecord { seconds: 0.0, ..r };
+    }
+    let work = work_dir(b, &id);
+    let repo = work.join("repo");
+    let prepared = {
+        let (repos, row2, repo2) = (b.repos.clone(), row.clone(), repo.clone());
+        tokio::task::spawn_blocking(move || -> Result<(), String> {
+            let m = instances::mirror(&repos, &row2.repo).map_err(|e| e.to_string())?;
+            instances::checkout(&m, &row2, &repo2).map_err(|e| e.to_string())
+        })
+        .await
+    };
+    match prepared {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return error(e),
+        Err(e) => return error(e.to_string()),
+    }
+    let issue = work.join("issue.md");
+    let golden = work.join("golden.patch");
+    if let Err(e) = std::fs::write(&issue, &row.problem_statement)
+        .and_then(|_| std::fs::write(&golden, &row.patch))
+    {
+        return error(format!("cannot write {}: {e}", work.display()));
+    }
+    let mut req = b.template.clone();
+    req.repo = Some(repo.clone());
+    req.issue = Some(issue);
+    req.golden_patch = Some(golden.clone());
+    req.out = Some(dir.to_path_buf());
+    req.instance = None;
+    req.force = false;
+    if req.llm.is_none()
+        && let Some(s) = &row.llm_script
+    {
+        req.llm = Some(format!("scripted:{}", s.display()));
+    }
+    if let Some(pp) = &row.pythonpath {
+        req.pythonpath = pp.clone();
+    }
+    if let Some(td) = &row.test_dir {
+        req.test_dir = Some(td.clone());
+    }
+
+    if b.validate {
+        match validate(&req, row, &work).await {
+            Ok(None) => {}
+            Ok(Some(reason)) => {
+                return InstanceRecord {
+                    instance_id: id,
+                    status: Status::Unsound { reason },
+                    score: None,
+                    seconds: 0.0,
+                };
+            }
+            Err(e) => return error(e),
+        }
+    }
+
+    let session = dir.join(crate::outdir::SESSION_FILE);
+    let prepared = if session.is_file() {
+        workbench::resume(&session, &b.template)
+    } else {
+        req.prepare()
+    };
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(e) => return error(e.to_string()),
+    };
+    let mut wb = match Workbench::start(prepared, Options::default()).await {
+        Ok(w) => w,
+        Err(e) => return error(e.to_string()),
+    };
+    wb.send(Command::RunToEnd);
+    while wb.next_event().await.is_some() {}
+    let finished = match wb.finish().await {
+        Ok(f) => f,
+        Err(e) => return error(e.to_string()),
+    };
+    match finished.ending {
+        Ending::Done { .. } => {}
+        Ending::Cancelled => return error("cancelled".into()),
+        Ending::Failed { error: e } => return error(e.to_string()),
+    }
+    let doc = finished.doc;
+    let traced = match coverage_runs(&doc, &row.patch).await {
+        Ok(t) => t,
+        Err(e) => return error(format!("coverage runs: {e}")),
+    };
+    let score = score::score(&doc, &traced, &row.patch);
+    if let Ok(out) = OutDir::claim(dir, Intent::Resume)
+        && let Ok(j) = serde_json::to_vec_pretty(&score)
+    {
+        let _ = out.write("score.json", &j);
+    }
+    InstanceRecord {
+        instance_id: id,
+        status: Status::Done,
+        score: Some(score),
+        seconds: doc.timings.wall_seconds,
+    }
+}
+
+/// An executor for the extra runs of scoring and validation, like the session's.
+fn executor_for(doc: &SessionDoc) -> Result<exec::LocalExecutor, exec::ExecError> {
+    exec::LocalExecutor::new(exec::LocalConfig {
+        repo: doc.inputs.repo.clone(),
+        python: PathBuf::from(&doc.config.python),
+        pythonpath: doc.config.pythonpath.clone(),
+        jobs: 1,
+        isolation: exec::Wanted {
+            sandbox: doc.config.sandbox,
+            namespaces: true,
+        },
+    })
+}
+
+/// The lines of each file the golden patch changes that the final test runs on the fixed code.
+async fn coverage_runs(
+    doc: &SessionDoc,
+    patch: &str,
+) -> Result<BTreeMap<String, Vec<u32>>, String> {
+    let mut out = BTreeMap::new();
+    let (Some(t), Some(patch_path)) = (&doc.final_test, &doc.inputs.golden_patch) else {
+        return Ok(out);
+    };
+    let changed = score::changed_lines(patch);
+    if changed.is_empty() {
+        return Ok(out);
+    }
+    let golden =
+        crate::eval::golden_files(&doc.inputs.repo, patch_path).map_err(|e| e.to_string())?;
+    let ex = executor_for(doc).map_err(|e| e.to_string())?;
+    let c = &doc.tests[t];
+    for file in changed.keys() {
+        let mut req = golden.request(
+            exec::FileOverride {
+                rel_path: c.rel_path.clone(),
+                content: c.source.clone(),
+            },
+            Duration::from_secs_f64(doc.config.timeout_secs),
+        );
+        req.trace = Some(file.clone());
+        let r = ex.run(req).await.map_err(|e| e.to_string())?;
+        out.insert(file.clone(), r.trace.unwrap_or_default());
+    }
+    Ok(out)
+}
+
+/// `--validate`: the developer's test (from `test_patch`) must fail before the golden patch
+/// and pass after it, for every FAIL_TO_PASS test. `Some(reason)` when it does not.
+async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<String>, String> {
+    if row.test_patch.trim().is_empty() || row.fail_to_pass.is_empty() {
+        return Ok(Some(
+            "the row has no test_patch or FAIL_TO_PASS to validate with".into(),
+        ));
+    }
+    let repo = req.repo.clone().ok_or("no repository")?;
+    let test_patch = work.join("test.patch");
+    std::fs::write(&test_patch, &row.test_patch).map_err(|e| e.to_string())?;
+    let tests = crate::eval::golden_files(&repo, &test_patch).map_err(|e| e.to_string())?;
+    let golden =
+        crate::eval::golden_files(&repo, &work.join("golden.patch")).map_err(|e| e.to_string())?;
+    let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
+    let pythonpath = if req.pythonpath.is_empty() {
+        crate::engine::setup::default_pythonpath(&repo)
+    } else {
+        req.pythonpath.clone()
+    };
+    let ex = exec::LocalExecutor::new(exec::LocalConfig {
+        repo: repo.clone(),
+        python: python.path,
+        pythonpath,
+        jobs: 1,
+        isolation: exec::Wanted {
+            sandbox: !req.no_sandbox,
+            namespaces: true,
+        },
+    })
+    .map_err(|e| e.to_string())?;
+    // Each test file the developer's patch touches, run on its own, before and after the fix.
+    let files: std::collections::BTreeSet<&str> = row
+        .fail_to_pass
+        .iter()
+        .filter_map(|n| n.split("::").next())
+        .collect();
+    for file in files {
+        let Some(test) = tests.changed.iter().find(|f| f.rel_path == file) else {
+            return Ok(Some(format!(
+                "{file} (of FAIL_TO_PASS) is not in the test patch"
+            )));
+        };
+        let others: Vec<exec::FileOverride> = tests
+            .changed
+            .iter()
+            .filter(|f| f.rel_path != file)
+            .cloned()
+            .collect();
+        let timeout = Duration::from_secs(120);
+        let before = ExecRequest {
+            test: test.clone(),
+            overrides: others.clone(),
+            removed: tests.removed.clone(),
+            timeout,
+            trace: None,
+        };
+        let mut after = before.clone();
+        after.overrides.extend(golden.changed.iter().cloned());
+        after.removed.extend(golden.removed.iter().cloned());
+        let b = ex.run(before).await.map_err(|e| e.to_string())?;
+        let a = ex.run(after).await.map_err(|e| e.to_string())?;
+        for node in row.fail_to_pass.iter().filter(|n| n.starts_with(file)) {
+            // A test named without its parameters stands for all of them.
+            let status = |m: &BTreeMap<String, String>| -> Option<&'static str> {
+                let mut found = m
+                    .iter()
+                    .filter(|(k, _)| *k == node || k.starts_with(&format!("{node}[")))
+                    .map(|(_, v)| v.as_str())
+                    .peekable();
+                found.peek()?;
+                Some(if found.all(|v| v == "PASSED") {
+                    "PASSED"
+                } else {
+                    "FAILED"
+                })
+            };
+            let was = status(&b.status_map);
+            let is = status(&a.status_map);
+            if was == Some("PASSED") || is != Some("PASSED") {
+                return Ok(Some(format!(
+                    "the developer's test {node} is {} before the fix and {} after; a sound \
+                     instance has it fail, then pass",
+                    was.unwrap_or("absent"),
+                    is.unwrap_or("absent")
+                )));
+            }
+        }
+    }
+    Ok(None)
+}

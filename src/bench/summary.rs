@@ -1,0 +1,285 @@
+//! A batch's results, read back from its directory alone: one line per instance and the totals
+//! (F2P under each rule, how cuts were decided, model calls, tokens, cost, executions, wall
+//! time), as a table and as JSON; the SWT-bench predictions file; and a comparison of two
+//! batches, instance by instance.
+
+use super::score::Score;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How one instance of a batch ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Status {
+    /// Ran to the end.
+    Done,
+    /// `--validate` found the instance itself unsound (not counted).
+    Unsound { reason: String },
+    /// The row, its repository or its run failed; the rest of the batch went on.
+    Error { error: String },
+}
+
+/// What the batch records of one instance (`INSTANCE/instance.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceRecord {
+    pub instance_id: String,
+    #[serde(flatten)]
+    pub status: Status,
+    #[serde(default)]
+    pub score: Option<Score>,
+    /// Seconds this batch spent on it (0 when an earlier batch had finished it).
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub instance_id: String,
+    pub status: String,
+    pub f2p: bool,
+    pub tdd: bool,
+    pub swt: bool,
+    pub coverage: Option<f64>,
+    pub model_calls: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: Option<f64>,
+    pub executions: u64,
+    pub wall_seconds: f64,
+    /// Cuts of the instance's generations, by what decided them.
+    pub cuts: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub instances: usize,
+    /// Instances counted (unsound ones are not).
+    pub counted: usize,
+    pub unsound: usize,
+    pub errors: usize,
+    pub f2p: usize,
+    pub tdd: usize,
+    pub swt: usize,
+    pub f2p_rate: f64,
+    pub tdd_rate: f64,
+    pub swt_rate: f64,
+    pub mean_coverage: Option<f64>,
+    pub model_calls: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// `None` when some call had no known price.
+    pub cost_usd: Option<f64>,
+    pub executions: u64,
+    pub wall_seconds: f64,
+    pub cuts: BTreeMap<String, u64>,
+    pub lines: Vec<Line>,
+}
+
+fn u(v: &serde_json::Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// Reads every `INSTANCE/instance.json` (and its report) under `dir`.
+pub fn read(dir: &Path) -> std::io::Result<Summary> {
+    let mut records = vec![];
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let p = e.path().join("instance.json");
+        if let Ok(b) = std::fs::read(&p)
+            && let Ok(r) = serde_json::from_slice::<InstanceRecord>(&b)
+        {
+            records.push((e.path(), r));
+        }
+    }
+    records.sort_by(|a, b| a.1.instance_id.cmp(&b.1.instance_id));
+    let mut s = Summary {
+        cost_usd: Some(0.0),
+        ..Default::default()
+    };
+    for (path, r) in records {
+        let report: serde_json::Value = std::fs::read(path.join("report.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let mut line = Line {
+            instance_id: r.instance_id.clone(),
+            status: match &r.status {
+                Status::Done => "done".into(),
+                Status::Unsound { .. } => "unsound".into(),
+                Status::Error { .. } => "error".into(),
+            },
+            model_calls: u(&report["llm_calls"]["total"]),
+            tokens_in: u(&report["tokens"]["input"]),
+            tokens_out: u(&report["tokens"]["output"]),
+            cost_usd: report["cost_usd"].as_f64(),
+            executions: u(&report["executions_total"]),
+            wall_seconds: report["wall_seconds"].as_f64().unwrap_or(0.0),
+            ..Default::default()
+        };
+        for g in report["generations"].as_array().into_iter().flatten() {
+            if let Some(by) = g["selected_by"].as_str() {
+                *line.cuts.entry(by.to_string()).or_default() += 1;
+            }
+        }
+        if let Some(sc) = &r.score {
+            line.f2p = sc.f2p;
+            line.tdd = sc.tdd;
+            line.swt = sc.swt;
+            line.coverage = sc.coverage;
+        }
+        s.instances += 1;
+        match r.status {
+            Status::Unsound { .. } => s.unsound += 1,
+            Status::Error { .. } => {
+                s.errors += 1;
+                s.counted += 1;
+            }
+            Status::Done => s.counted += 1,
+        }
+        s.f2p += usize::from(line.f2p);
+        s.tdd += usize::from(line.tdd);
+        s.swt += usize::from(line.swt);
+        s.model_calls += line.model_calls;
+        s.tokens_in += line.tokens_in;
+        s.tokens_out += line.tokens_out;
+        s.cost_usd = match (s.cost_usd, line.cost_usd, line.model_calls) {
+            (Some(a), Some(b), _) => Some(a + b),
+            (Some(a), None, 0) => Some(a),
+            _ => None,
+        };
+        s.executions += line.executions;
+        s.wall_seconds += line.wall_seconds;
+        for (k, v) in &line.cuts {
+            *s.cuts.entry(k.clone()).or_default() += v;
+        }
+        s.lines.push(line);
+    }
+    let rate = |n: usize| {
+        if s.counted == 0 {
+            0.0
+        } else {
+            n as f64 / s.counted as f64
+        }
+    };
+    s.f2p_rate = rate(s.f2p);
+    s.tdd_rate = rate(s.tdd);
+    s.swt_rate = rate(s.swt);
+    let covs: Vec<f64> = s.lines.iter().filter_map(|l| l.coverage).collect();
+    if !covs.is_empty() {
+        s.mean_coverage = Some(covs.iter().sum::<f64>() / covs.len() as f64);
+    }
+    Ok(s)
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "-" }
+}
+
+fn cost(c: Option<f64>) -> String {
+    c.map_or("unpriced".into(), |c| format!("${c:.4}"))
+}
+
+/// The summary as a table for people.
+pub fn table(s: &Summary) -> String {
+    let mut out = format!(
+        "{:<34} {:<8} {:>4} {:>4} {:>4} {:>6} {:>6} {:>10} {:>6} {:>8}\n",
+        "instance", "status", "f2p", "tdd", "swt", "cover", "calls", "cost", "execs", "seconds"
+    );
+    for l in &s.lines {
+        out.push_str(&format!(
+            "{:<34} {:<8} {:>4} {:>4} {:>4} {:>6} {:>6} {:>10} {:>6} {:>8.1}\n",
+            l.instance_id,
+            l.status,
+            yes(l.f2p),
+            yes(l.tdd),
+            yes(l.swt),
+            l.coverage
+                .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+            l.model_calls,
+            cost(l.cost_usd),
+            l.executions,
+            l.wall_seconds
+        ));
+    }
+    let cuts: Vec<String> = s.cuts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    out.push_str(&format!(
+        "\n{} instances, {} counted ({} unsound, {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%), SWT-bench {} ({:.0}%){}\n",
+        s.instances,
+        s.counted,
+        s.unsound,
+        s.errors,
+        s.f2p,
+        s.f2p_rate * 100.0,
+        s.tdd,
+        s.tdd_rate * 100.0,
+        s.swt,
+        s.swt_rate * 100.0,
+        s.mean_coverage
+            .map_or(String::new(), |c| format!(", mean coverage {:.0}%", c * 100.0))
+    ));
+    out.push_str(&format!(
+        "model calls {}, tokens {} in / {} out, cost {}; executions {}; {:.0} s in runs; cuts decided by: {}\n",
+        s.model_calls,
+        s.tokens_in,
+        s.tokens_out,
+        cost(s.cost_usd),
+        s.executions,
+        s.wall_seconds,
+        if cuts.is_empty() { "-".into() } else { cuts.join(", ") }
+    ));
+    out
+}
+
+/// Per instance of two batches: which became F2P (under TDD-Bench's rule), which were lost, and
+/// the cost difference.
+pub fn compare(a: &Summary, b: &Summary) -> String {
+    let by_id = |s: &Summary| -> BTreeMap<String, Line> {
+        s.lines
+            .iter()
+            .map(|l| (l.instance_id.clone(), l.clone()))
+            .collect()
+    };
+    let (ma, mb) = (by_id(a), by_id(b));
+    let ids: std::collections::BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+    let mut out = format!(
+        "{:<34} {:<16} {:>10} {:>10} {:>10}\n",
+        "instance", "F2P (TDD)", "cost A", "cost B", "B - A"
+    );
+    let (mut gained, mut lost) = (0, 0);
+    for id in ids {
+        let (la, lb) = (ma.get(id), mb.get(id));
+        let fa = la.is_some_and(|l| l.tdd);
+        let fb = lb.is_some_and(|l| l.tdd);
+        let change = match (fa, fb) {
+            (false, true) => {
+                gained += 1;
+                "became F2P"
+            }
+            (true, false) => {
+                lost += 1;
+                "lost"
+            }
+            (true, true) => "both",
+            (false, false) => "neither",
+        };
+        let ca = la.and_then(|l| l.cost_usd);
+        let cb = lb.and_then(|l| l.cost_usd);
+        let diff = match (ca, cb) {
+            (Some(x), Some(y)) => format!("{:+.4}", y - x),
+            _ => "-".into(),
+        };
+        out.push_str(&format!(
+            "{id:<34} {change:<16} {:>10} {:>10} {diff:>10}\n",
+            cost(ca),
+            cost(cb)
+        ));
+    }
+    out.push_str(&format!(
+        "\n{gained} became F2P, {lost} lost; TDD-Bench {} -> {}, cost {} -> {}\n",
+        a.tdd,
+        b.tdd,
+        cost(a.cost_usd),
+        cost(b.cost_usd)
+    ));
+    out
+}

@@ -1,0 +1,158 @@
+//! `evootter bench`: a batch of SWE-bench-style instances, scored as the public harnesses
+//! score; `--summary DIR` prints a batch's table again, `--compare A B` compares two batches.
+
+use anyhow::{Context, bail};
+use clap::Args;
+use evootter::bench::{self, Batch, Progress, summary};
+use evootter::workbench::RunRequest;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// SWE-bench-style rows, one JSON object per line (instance_id, repo, base_commit,
+    /// problem_statement, patch, test_patch, FAIL_TO_PASS, optional image).
+    #[arg(long, value_name = "FILE.jsonl")]
+    instances: Option<PathBuf>,
+    /// Where the repositories are: DIR/OWNER/NAME or DIR/OWNER/NAME.git, a checkout or a bare
+    /// repository (never fetched).
+    #[arg(long, value_name = "DIR")]
+    repos: Option<PathBuf>,
+    /// Instances run at once.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    parallel: usize,
+    /// Check each instance first (the developer's test fails before the fix and passes
+    /// after); unsound instances are marked and not counted.
+    #[arg(long)]
+    validate: bool,
+    /// Print the summary of a batch directory again.
+    #[arg(long, value_name = "DIR")]
+    summary: Option<PathBuf>,
+    /// Compare two batch directories: which instances became F2P, which were lost, the cost.
+    #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
+    compare: Option<Vec<PathBuf>>,
+    /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
+    #[arg(long, value_name = "NAME")]
+    model_name: Option<String>,
+    /// Every run option applies to each instance; --out is the batch's directory.
+    #[command(flatten)]
+    request: RunRequest,
+}
+
+pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &a.summary {
+        let s =
+            summary::read(dir).with_context(|| format!("reading the batch {}", dir.display()))?;
+        print!("{}", summary::table(&s));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dirs) = &a.compare {
+        let sa = summary::read(&dirs[0]).with_context(|| dirs[0].display().to_string())?;
+        let sb = summary::read(&dirs[1]).with_context(|| dirs[1].display().to_string())?;
+        print!("{}", summary::compare(&sa, &sb));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(rows) = a.instances.clone() else {
+        bail!("pass --instances FILE.jsonl (or --summary DIR, or --compare DIR_A DIR_B)");
+    };
+    let Some(repos) = a.repos.clone() else {
+        bail!("pass --repos DIR, where DIR/OWNER/NAME or DIR/OWNER/NAME.git is each repository");
+    };
+    let Some(out) = a.request.out.clone() else {
+        bail!("pass --out DIR for the batch's results");
+    };
+    let r = &a.request;
+    for (given, flag) in [
+        (r.repo.is_some(), "--repo"),
+        (r.issue.is_some(), "--issue"),
+        (!r.focal.is_empty(), "--focal"),
+        (r.initial_tests.is_some(), "--initial-tests"),
+        (r.instance.is_some(), "--instance"),
+        (r.golden_patch.is_some(), "--golden-patch"),
+    ] {
+        anyhow::ensure!(
+            !given,
+            "{flag} is per instance; in a batch each row gives it (remove {flag})"
+        );
+    }
+    anyhow::ensure!(a.parallel >= 1, "--parallel must be at least 1");
+    let model_name = a.model_name.clone().unwrap_or_else(|| match &r.llm {
+        Some(l) => format!(
+            "evootter ({}{})",
+            l,
+            r.model.as_ref().map_or(String::new(), |m| format!(" {m}"))
+        ),
+        None => "evootter".into(),
+    });
+    let batch = Batch {
+        rows,
+        repos,
+        out: out.clone(),
+        parallel: a.parallel,
+        validate: a.validate,
+        template: a.request.clone(),
+        model_name,
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let printer = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            match p {
+                Progress::Started { instance } => eprintln!("   started {instance}"),
+                Progress::Finished {
+                    record,
+                    done,
+                    total,
+                    f2p,
+                    cost_usd,
+                    left,
+                } => {
+                    let what = match (&record.status, &record.score) {
+                        (summary::Status::Done, Some(s)) => format!(
+                            "F2P {}, TDD-Bench {}, SWT-bench {}",
+                            yes(s.f2p),
+                            yes(s.tdd),
+                            yes(s.swt)
+                        ),
+                        (summary::Status::Done, None) => "done".into(),
+                        (summary::Status::Unsound { reason }, _) => format!("unsound: {reason}"),
+                        (summary::Status::Error { error }, _) => format!("error: {error}"),
+                    };
+                    eprintln!(
+                        "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{}",
+                        record.instance_id,
+                        record.seconds,
+                        left.map_or(String::new(), |l| format!(
+                            ", about {:.0} s left",
+                            l.as_secs_f64()
+                        ))
+                    );
+                }
+            }
+        }
+    });
+    let records = bench::run(batch, tx).await?;
+    let _ = printer.await;
+    let s = summary::read(&out)?;
+    print!("{}", summary::table(&s));
+    println!(
+        "summary: {}  predictions: {}",
+        out.join("summary.json").display(),
+        out.join("predictions.jsonl").display()
+    );
+    let failed = records
+        .iter()
+        .filter(|r| matches!(r.status, summary::Status::Error { .. }))
+        .count();
+    Ok(if failed > 0 {
+        eprintln!(
+            "{failed} instance(s) failed; their errors are above and in INSTANCE/instance.json"
+        );
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}

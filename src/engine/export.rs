@@ -1,0 +1,109 @@
+//! A session's kill matrix in the mutation-testing-report-schema (version 2) that Stryker's
+//! mutation-testing-elements viewer and its HTML report read: every mutant of the pool with its
+//! status, `killedBy` and `coveredBy` over the whole session, and the candidate tests as the
+//! report's tests. So people can look at a run with a tool they already have.
+
+use super::kill::{self, Cell};
+use super::session::{SessionDoc, Target};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// 1-based line and column of byte offset `at` in `src`.
+fn position(src: &str, at: usize) -> Value {
+    let at = at.min(src.len());
+    let before = &src[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    json!({"line": line, "column": column})
+}
+
+/// The report. Sources come from the session's repository when it is there (a report of a
+/// session from elsewhere has empty sources, which the viewer shows as such).
+pub fn mutation_report(doc: &SessionDoc) -> Value {
+    let mut files: BTreeMap<String, Value> = BTreeMap::new();
+    let Some(pool) = &doc.pool else {
+        return json!({"schemaVersion": "2", "thresholds": {"high": 80, "low": 60}, "files": {}});
+    };
+    // Every test that ran on each mutant, and the ones that killed it (flaky tests excluded:
+    // their differences prove nothing).
+    let flaky: BTreeSet<&String> = doc
+        .generations
+        .iter()
+        .flat_map(|g| g.scores.iter().filter(|(_, s)| s.flaky).map(|(t, _)| t))
+        .collect();
+    for m in &pool.mutants {
+        let mut covered = vec![];
+        let mut killed = vec![];
+        let mut timeouts = 0;
+        for t in doc.tests.keys() {
+            let (Some(old), Some(run)) = (
+                doc.execution(t, &Target::Old),
+                doc.execution(t, &Target::Mutant(m.id.clone())),
+            ) else {
+                continue;
+            };
+            covered.push(t.clone());
+            let c = kill::cell(old, run);
+            if c.is_kill() && !flaky.contains(t) {
+                killed.push(t.clone());
+                timeouts += usize::from(c == Cell::TimedOut);
+            }
+        }
+        let (status, reason) = match (covered.is_empty(), killed.is_empty()) {
+            (true, _) => ("Ignored", "in no generation's sample: no test ran on it"),
+            (false, false) if timeouts == killed.len() => {
+                ("Timeout", "every test that killed it timed out on it")
+            }
+            (false, false) => ("Killed", "a test's normalized log differs on it"),
+            (false, true) => ("Survived", "every test logged on it as on c_old"),
+        };
+        let src = std::fs::read_to_string(doc.inputs.repo.join(&m.file)).unwrap_or_default();
+        let entry = files
+            .entry(m.file.clone())
+            .or_insert_with(|| json!({"language": "python", "source": src, "mutants": []}));
+        if let Some(a) = entry["mutants"].as_array_mut() {
+            a.push(json!({
+                "id": m.id,
+                "mutatorName": m.kind.as_str(),
+                "replacement": m.replacement,
+                "location": {"start": position(&src, m.start), "end": position(&src, m.end)},
+                "status": status,
+                "statusReason": reason,
+                "killedBy": killed,
+                "coveredBy": covered,
+                "testsCompleted": covered.len(),
+            }));
+        }
+    }
+    let mut test_files: BTreeMap<String, Value> = BTreeMap::new();
+    for c in doc.tests.values() {
+        let e = test_files
+            .entry(c.rel_path.clone())
+            .or_insert_with(|| json!({"source": c.source, "tests": []}));
+        if let Some(a) = e["tests"].as_array_mut() {
+            a.push(json!({"id": c.id, "name": format!("{} ({})", c.name, c.id)}));
+        }
+    }
+    json!({
+        "$schema": "https://git.io/mutation-testing-schema",
+        "schemaVersion": "2",
+        "thresholds": {"high": 80, "low": 60},
+        "projectRoot": doc.inputs.repo,
+        "files": files,
+        "testFiles": test_files,
+        "framework": {"name": "evootter", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_lines_and_columns() {
+        let src = "ab\ncde\nf";
+        assert_eq!(position(src, 0), json!({"line": 1, "column": 1}));
+        assert_eq!(position(src, 4), json!({"line": 2, "column": 2}));
+        assert_eq!(position(src, 99), json!({"line": 3, "column": 2}));
+    }
+}

@@ -1,0 +1,263 @@
+//! Benchmark mode end to end: a JSONL of SWE-bench-style rows made from the bundled examples
+//! (their repositories as bare git mirrors, the model's part scripted), run two at a time with
+//! `--validate`; scored by the harness rules; a summary, a predictions file; a second batch
+//! resumes and runs nothing again; a malformed row and a missing base commit are errors for
+//! their instance only.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=evootter",
+            "-c",
+            "user.email=dev@evootter.local",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// A bare mirror of an example's repository at `repos/evootter/NAME.git`; its commit.
+fn mirror(example: &Path, repos: &Path) -> String {
+    let name = example.file_name().unwrap().to_string_lossy().into_owned();
+    let work = repos.join(format!("work-{name}"));
+    std::fs::create_dir_all(&work).unwrap();
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(example.join("repo/."))
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "c_old"]);
+    let head = git(&work, &["rev-parse", "HEAD"]);
+    let bare = repos.join("evootter").join(format!("{name}.git"));
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    git(
+        repos,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    std::fs::remove_dir_all(&work).unwrap();
+    head
+}
+
+fn row(example: &Path, commit: &str) -> serde_json::Value {
+    let name = example.file_name().unwrap().to_string_lossy().into_owned();
+    let golden_test = std::fs::read_to_string(example.join("golden_test.py")).unwrap();
+    let test_path = "tests/test_developer.py";
+    let fail_to_pass: Vec<String> = golden_test
+        .lines()
+        .filter_map(|l| l.strip_prefix("def "))
+        .filter(|l| l.starts_with("test_"))
+        .map(|l| format!("{test_path}::{}", l.split('(').next().unwrap()))
+        .collect();
+    serde_json::json!({
+        "instance_id": format!("evootter__{name}-1"),
+        "repo": format!("evootter/{name}"),
+        "base_commit": commit,
+        "problem_statement": std::fs::read_to_string(example.join("issue.md")).unwrap(),
+        "patch": std::fs::read_to_string(example.join("golden.patch")).unwrap(),
+        "test_patch": evootter::engine::report::add_file_patch(test_path, &golden_test),
+        "FAIL_TO_PASS": serde_json::to_string(&fail_to_pass).unwrap(),
+        "llm_script": example.join("llm_script.json"),
+    })
+}
+
+#[test]
+fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let chosen = ["envconf_errors", "pagekit_orphans"];
+    let mut lines = vec![];
+    for name in chosen {
+        let ex = root().join("examples").join(name);
+        let commit = mirror(&ex, &repos);
+        lines.push(row(&ex, &commit).to_string());
+    }
+    // A row that is not one, and one whose commit is not in its mirror.
+    lines.push(r#"{"instance_id": "broken-1", "repo": "evootter/envconf_errors"}"#.into());
+    let mut missing = row(
+        &root().join("examples/envconf_errors"),
+        "0000000000000000000000000000000000000000",
+    );
+    missing["instance_id"] = "evootter__missing-1".into();
+    lines.push(missing.to_string());
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("batch");
+    let run = || {
+        bin()
+            .args(["bench", "--parallel", "2", "--validate", "--instances"])
+            .arg(&rows)
+            .arg("--repos")
+            .arg(&repos)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "two rows are errors: {}",
+        text(&first)
+    );
+    assert!(err.contains("broken-1: error: line 3"), "{err}");
+    assert!(
+        err.contains("evootter__missing-1: error: base commit 0000000000000000000000000000000000000000 is not in the mirror"),
+        "{err}"
+    );
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["instances"], 4, "{summary:#}");
+    assert_eq!(summary["errors"], 2);
+    for name in chosen {
+        let id = format!("evootter__{name}-1");
+        let rec = read_json(&out.join(&id).join("instance.json"));
+        assert_eq!(rec["status"], "done", "{rec:#}");
+        let score = &rec["score"];
+        assert_eq!(score["f2p"], true, "{id}: {rec:#}");
+        assert_eq!(score["tdd"], true, "{id}: {rec:#}");
+        assert_eq!(score["swt"], true, "{id}: {rec:#}");
+        let cov = score["coverage"].as_f64().unwrap();
+        assert!(cov > 0.0 && cov <= 1.0, "{id}: coverage {cov}");
+        assert!(out.join(&id).join("final.patch").is_file());
+        assert!(out.join(&id).join("report.json").is_file());
+    }
+    assert_eq!(summary["tdd"], 2);
+    // The predictions file, in SWT-bench's format, for the official harnesses.
+    let preds = std::fs::read_to_string(out.join("predictions.jsonl")).unwrap();
+    let preds: Vec<serde_json::Value> = preds
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(preds.len(), 4);
+    for p in &preds {
+        for k in ["instance_id", "model_name_or_path", "model_patch"] {
+            assert!(p.get(k).is_some(), "{p}");
+        }
+    }
+    let env = preds
+        .iter()
+        .find(|p| p["instance_id"] == "evootter__envconf_errors-1")
+        .unwrap();
+    assert!(
+        env["model_patch"]
+            .as_str()
+            .unwrap()
+            .starts_with("diff --git")
+    );
+
+    // Again: the finished instances are not run again (no execution is added).
+    let session = out.join("evootter__envconf_errors-1/session.json");
+    let before = read_json(&session)["executions"].as_object().unwrap().len();
+    let second = run();
+    assert_eq!(second.status.code(), Some(1));
+    assert_eq!(
+        read_json(&session)["executions"].as_object().unwrap().len(),
+        before
+    );
+    let err2 = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err2.contains("evootter__envconf_errors-1: F2P yes, TDD-Bench yes, SWT-bench yes (0 s)"),
+        "{err2}"
+    );
+
+    // The table again, and a batch compared with itself.
+    let s = bin()
+        .args(["bench", "--summary"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(s.status.success());
+    let table = String::from_utf8_lossy(&s.stdout);
+    assert!(
+        table.contains("evootter__pagekit_orphans-1") && table.contains("TDD-Bench 2"),
+        "{table}"
+    );
+    let c = bin()
+        .args(["bench", "--compare"])
+        .arg(&out)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let cmp = String::from_utf8_lossy(&c.stdout);
+    assert!(cmp.contains("0 became F2P, 0 lost"), "{cmp}");
+
+    // The mirrors were only read.
+    for name in chosen {
+        let bare = repos.join("evootter").join(format!("{name}.git"));
+        assert_eq!(git(&bare, &["rev-parse", "HEAD"]).len(), 40);
+    }
+}
+
+/// `--validate` marks an instance whose developer test does not fail before the fix as
+/// unsound, and it is not counted.
+#[test]
+fn an_unsound_instance_is_marked_and_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let ex = root().join("examples/envconf_errors");
+    let commit = mirror(&ex, &repos);
+    let mut r = row(&ex, &commit);
+    // A "developer test" that passes on c_old already.
+    r["test_patch"] = evootter::engine::report::add_file_patch(
+        "tests/test_developer.py",
+        "def test_always():\n    assert True\n",
+    )
+    .into();
+    r["FAIL_TO_PASS"] = r#"["tests/test_developer.py::test_always"]"#.into();
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, r.to_string() + "\n").unwrap();
+    let out = dir.path().join("batch");
+    let o = bin()
+        .args(["bench", "--validate", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let s = read_json(&out.join("summary.json"));
+    assert_eq!(s["unsound"], 1, "{s:#}");
+    assert_eq!(s["counted"], 0);
+    let rec = read_json(&out.join("evootter__envconf_errors-1/instance.json"));
+    assert!(
+        rec["reason"]
+            .as_str()
+            .unwrap()
+            .contains("PASSED before the fix"),
+        "{rec:#}"
+    );
+    assert!(
+        !out.join("evootter__envconf_errors-1/session.json").exists(),
+        "nothing ran for an unsound instance"
+    );
+}
