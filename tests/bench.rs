@@ -5,85 +5,8 @@
 //! their instance only.
 
 mod common;
+use common::bench_rows::{git, mirror, row};
 use common::*;
-use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args([
-            "-c",
-            "user.name=evootter",
-            "-c",
-            "user.email=dev@evootter.local",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
-}
-
-/// A bare mirror of an example's repository at `repos/evootter/NAME.git`; its commit.
-fn mirror(example: &Path, repos: &Path) -> String {
-    let name = example.file_name().unwrap().to_string_lossy().into_owned();
-    let work = repos.join(format!("work-{name}"));
-    std::fs::create_dir_all(&work).unwrap();
-    let cp = Command::new("cp")
-        .arg("-r")
-        .arg(example.join("repo/."))
-        .arg(&work)
-        .status()
-        .unwrap();
-    assert!(cp.success());
-    git(&work, &["init", "-q"]);
-    git(&work, &["add", "-A"]);
-    git(&work, &["commit", "-qm", "c_old"]);
-    let head = git(&work, &["rev-parse", "HEAD"]);
-    let bare = repos.join("evootter").join(format!("{name}.git"));
-    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
-    git(
-        repos,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            work.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
-    std::fs::remove_dir_all(&work).unwrap();
-    head
-}
-
-fn row(example: &Path, commit: &str) -> serde_json::Value {
-    let name = example.file_name().unwrap().to_string_lossy().into_owned();
-    let golden_test = std::fs::read_to_string(example.join("golden_test.py")).unwrap();
-    let test_path = "tests/test_developer.py";
-    let fail_to_pass: Vec<String> = golden_test
-        .lines()
-        .filter_map(|l| l.strip_prefix("def "))
-        .filter(|l| l.starts_with("test_"))
-        .map(|l| format!("{test_path}::{}", l.split('(').next().unwrap()))
-        .collect();
-    serde_json::json!({
-        "instance_id": format!("evootter__{name}-1"),
-        "repo": format!("evootter/{name}"),
-        "base_commit": commit,
-        "problem_statement": std::fs::read_to_string(example.join("issue.md")).unwrap(),
-        "patch": std::fs::read_to_string(example.join("golden.patch")).unwrap(),
-        "test_patch": evootter::engine::report::add_file_patch(test_path, &golden_test),
-        "FAIL_TO_PASS": serde_json::to_string(&fail_to_pass).unwrap(),
-        "llm_script": example.join("llm_script.json"),
-    })
-}
 
 #[test]
 fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {

@@ -2,6 +2,8 @@
 //! fingerprint of a directory tree to prove the user's repository is never touched.
 #![allow(dead_code)]
 
+pub mod bench_rows;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

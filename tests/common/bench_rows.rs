@@ -1,0 +1,82 @@
+//! SWE-bench-style rows made from the bundled examples, their repositories as bare git
+//! mirrors: for the batch tests and the batch benchmark.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=evootter",
+            "-c",
+            "user.email=dev@evootter.local",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// A bare mirror of an example's repository at `repos/evootter/NAME.git`; its commit.
+pub fn mirror(example: &Path, repos: &Path) -> String {
+    let name = example.file_name().unwrap().to_string_lossy().into_owned();
+    let work = repos.join(format!("work-{name}"));
+    std::fs::create_dir_all(&work).unwrap();
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(example.join("repo/."))
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "c_old"]);
+    let head = git(&work, &["rev-parse", "HEAD"]);
+    let bare = repos.join("evootter").join(format!("{name}.git"));
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    git(
+        repos,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    std::fs::remove_dir_all(&work).unwrap();
+    head
+}
+
+pub fn row(example: &Path, commit: &str) -> serde_json::Value {
+    let name = example.file_name().unwrap().to_string_lossy().into_owned();
+    let golden_test = std::fs::read_to_string(example.join("golden_test.py")).unwrap();
+    let test_path = "tests/test_developer.py";
+    let fail_to_pass: Vec<String> = golden_test
+        .lines()
+        .filter_map(|l| l.strip_prefix("def "))
+        .filter(|l| l.starts_with("test_"))
+        .map(|l| format!("{test_path}::{}", l.split('(').next().unwrap()))
+        .collect();
+    serde_json::json!({
+        "instance_id": format!("evootter__{name}-1"),
+        "repo": format!("evootter/{name}"),
+        "base_commit": commit,
+        "problem_statement": std::fs::read_to_string(example.join("issue.md")).unwrap(),
+        "patch": std::fs::read_to_string(example.join("golden.patch")).unwrap(),
+        "test_patch": evootter::engine::report::add_file_patch(test_path, &golden_test),
+        "FAIL_TO_PASS": serde_json::to_string(&fail_to_pass).unwrap(),
+        "llm_script": example.join("llm_script.json"),
+    })
+}
