@@ -338,7 +338,12 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
     assert!(took < Duration::from_secs(8), "took {took:?}");
     let (_, container) = d.container(0).await.unwrap();
     assert_eq!(container_processes(&container), Vec::<String>::new());
-    // And the worker still runs tests.
+    // And the worker still runs tests, in a fresh container if its own died.
+    let killed = Command::new("docker")
+        .args(["kill", &container])
+        .output()
+        .unwrap();
+    assert!(killed.status.success(), "{}", text(&killed));
     let ok = d
         .run(request(
             "tests/test_clamp.py",
@@ -348,6 +353,7 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
         .await
         .unwrap();
     assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
+    assert_ne!(d.container(0).await.unwrap().1, container);
     d.shutdown().await;
 }
 

@@ -13,26 +13,25 @@
 //! Containers are labelled with their owner (`hostname:pid`) and removed on `shutdown`, on
 //! drop, and, when a run was killed before it could, by the next executor that starts.
 
+mod client;
+mod container;
 mod rescan;
+mod run;
 mod tarball;
 
-use crate::exec::junit::{JunitReport, parse_junit};
-use crate::exec::pytest_run::{self, Finished, LogBuffer, RunDirs};
-use crate::exec::seal::Staged;
+use crate::exec::pytest_run::{self, RunDirs};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
 use bollard::Docker;
-use bollard::exec::StartExecResults;
-use bollard::models::{ContainerCreateBody, ExecConfig, HostConfig};
-use bollard::query_parameters::{
-    ListContainersOptionsBuilder, RemoveContainerOptionsBuilder, UploadToContainerOptionsBuilder,
+use client::{
+    PING_TIMEOUT, STEP_TIMEOUT, StepError, connect, exec, on_own_runtime, quote, remove_container,
+    remove_leftovers, this_hostname,
 };
-use rescan::{FIND_FORMAT, Listing, Run};
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::pin::Pin;
+use container::{KILL_ALL, Recipe, WorkerState};
+use run::RunError;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tarball::Tarball;
 
 /// The Docker default when neither `hosts` nor `DOCKER_HOST` names one.
@@ -41,31 +40,6 @@ pub const DEFAULT_HOST: &str = "unix:///var/run/docker.sock";
 /// The worker's private scratch directory inside its container; its `run/` is made fresh for
 /// every run (home, temp dir, basetemp, junit report), as the local worker's is.
 const SCRATCH: &str = "/tmp/evootter";
-
-/// Touched right before pytest starts: every file whose status changes during the run is newer.
-const STAGE_MARK: &str = "/tmp/evootter/stage.mark";
-
-/// Separates the sections of the collecting exec's output. It starts and ends with NUL, which
-/// a junit report, a trace, find's listing fields and sha256sum lines never contain there.
-const SECTION: &str = "\0<evootter-section>\0";
-
-/// Bounds every step of a run that is not the test itself (uploads, listing, restoring):
-/// bollard's own timeout does not bound a stream.
-const STEP_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// How long a host may take to answer a ping before it counts as down.
-const PING_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// pid 1 of every worker: `sleep`, with SIGCHLD ignored so that the kernel reaps the orphans it
-/// inherits (no zombie outlives a run), falling back to a plain sleep where `env` cannot.
-const PID1: &str = "env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD \
-                    sleep infinity; exec sleep infinity";
-
-/// Kills every process in the container but pid 1 and this shell, until none is left (a
-/// dying process can take a moment to leave /proc).
-const KILL_ALL: &str = "kill -9 -1 2>/dev/null; i=0; while [ $i -lt 500 ]; do left=; \
-    for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" = 1 ] || [ \"$p\" = \"$$\" ] || left=1; \
-    done; [ -z \"$left\" ] && break; kill -9 -1 2>/dev/null; sleep 0.01; i=$((i+1)); done";
 
 #[derive(Debug, Clone)]
 pub struct DockerConfig {
@@ -141,8 +115,9 @@ pub enum DockerError {
         output: String,
     },
     #[error(
-        "image {image} has no GNU find and sha256sum ({output}); the Docker backend needs them \
-         to undo what a test does to its copy: use an image with findutils and coreutils"
+        "image {image} lacks GNU find, sha256sum or tar ({output}); the Docker backend needs \
+         them to stage files and undo what a test does to its copy: use an image with findutils, \
+         coreutils and tar"
     )]
     Tools { image: String, output: String },
     #[error("docker host {host}: {step} failed: {reason}")]
@@ -175,12 +150,6 @@ impl Host {
     fn is_down(&self) -> bool {
         lock(&self.down).is_some()
     }
-}
-
-/// A container and the record of its working copy.
-struct WorkerState {
-    container: String,
-    recorded: Listing,
 }
 
 struct Worker {
@@ -226,368 +195,8 @@ pub fn kill_all_running() {
         .collect();
     if !live.is_empty() {
         on_own_runtime(live, |docker, id| async move {
-            let _ = exec(&docker, &id, "sh", KILL_ALL, vec![], &mut |_| {}).await;
+            let _ = exec(&docker, &id, "sh", KILL_ALL, vec![], None, &mut |_| {}).await;
         });
-    }
-}
-
-/// Runs `action` for every (host, container) on a thread of its own with its own runtime, and
-/// waits for it: for Drop and the Ctrl-C hook, which cannot await.
-fn on_own_runtime<F, Fut>(items: Vec<(String, String)>, action: F)
-where
-    F: Fn(Docker, String) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()>,
-{
-    let worker = std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        rt.block_on(async {
-            let mut by_host: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (host, id) in items {
-                by_host.entry(host).or_default().push(id);
-            }
-            for (host, ids) in by_host {
-                let Ok(Ok(docker)) = tokio::time::timeout(PING_TIMEOUT, connect(&host)).await
-                else {
-                    continue;
-                };
-                for id in ids {
-                    let _ =
-                        tokio::time::timeout(Duration::from_secs(15), action(docker.clone(), id))
-                            .await;
-                }
-            }
-        });
-    });
-    let _ = worker.join();
-}
-
-async fn connect(host: &str) -> Result<Docker, DockerError> {
-    let unreachable = |reason: String| DockerError::Unreachable {
-        host: host.to_owned(),
-        reason,
-    };
-    let docker = Docker::connect_with_host(host).map_err(|e| unreachable(e.to_string()))?;
-    // The daemon may speak an older API than bollard's default.
-    match tokio::time::timeout(Duration::from_secs(20), docker.negotiate_version()).await {
-        Ok(Ok(docker)) => Ok(docker),
-        Ok(Err(e)) => Err(unreachable(e.to_string())),
-        Err(_) => Err(unreachable("no answer within 20 s".to_owned())),
-    }
-}
-
-fn this_hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) };
-    if rc != 0 {
-        return "localhost".to_owned();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// `'...'` for the shell, whatever the text.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// The next item of a bollard stream.
-async fn next<S>(stream: &mut Pin<Box<S>>) -> Option<S::Item>
-where
-    S: futures_core::Stream + ?Sized,
-{
-    std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await
-}
-
-/// Runs `script` with `shell -c` as root in the container, hands its output (stdout and
-/// stderr as they arrive) to `sink`, and returns its exit code once it has ended.
-async fn exec(
-    docker: &Docker,
-    container: &str,
-    shell: &str,
-    script: &str,
-    env: Vec<String>,
-    sink: &mut (dyn FnMut(&[u8]) + Send),
-) -> Result<Option<i64>, bollard::errors::Error> {
-    let created = docker
-        .create_exec(
-            container,
-            ExecConfig {
-                attach_stdout: Some(true),
-                attach_stderr: Some(true),
-                cmd: Some(vec![shell.to_owned(), "-c".to_owned(), script.to_owned()]),
-                env: Some(env),
-                user: Some("0".to_owned()),
-                ..Default::default()
-            },
-        )
-        .await?;
-    if let StartExecResults::Attached { mut output, .. } =
-        docker.start_exec(&created.id, None).await?
-    {
-        while let Some(item) = next(&mut output).await {
-            sink(item?.as_ref());
-        }
-    }
-    // The output ends when the process closes it, which is usually when it exits.
-    loop {
-        let info = docker.inspect_exec(&created.id).await?;
-        if info.running != Some(true) {
-            return Ok(info.exit_code);
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// A helper exec bounded by `STEP_TIMEOUT`, its output collected.
-async fn helper(
-    docker: &Docker,
-    container: &str,
-    script: &str,
-) -> Result<(Vec<u8>, Option<i64>), StepError> {
-    let mut out = Vec::new();
-    let code = tokio::time::timeout(
-        STEP_TIMEOUT,
-        exec(docker, container, "sh", script, vec![], &mut |b| {
-            out.extend_from_slice(b)
-        }),
-    )
-    .await
-    .map_err(|_| StepError::timed_out())??;
-    Ok((out, code))
-}
-
-async fn upload(
-    docker: &Docker,
-    container: &str,
-    dest: &str,
-    tar: Vec<u8>,
-) -> Result<(), StepError> {
-    let options = UploadToContainerOptionsBuilder::default()
-        .path(dest)
-        .build();
-    tokio::time::timeout(
-        STEP_TIMEOUT,
-        docker.upload_to_container(container, Some(options), bollard::body_full(tar.into())),
-    )
-    .await
-    .map_err(|_| StepError::timed_out())??;
-    Ok(())
-}
-
-/// A failed call to a Docker host, before it is known whether the host or the call failed.
-#[derive(Debug)]
-struct StepError(String);
-
-impl StepError {
-    fn timed_out() -> Self {
-        Self(format!("no answer within {} s", STEP_TIMEOUT.as_secs()))
-    }
-}
-
-impl From<bollard::errors::Error> for StepError {
-    fn from(e: bollard::errors::Error) -> Self {
-        Self(e.to_string())
-    }
-}
-
-/// Why a run on a worker did not give a result.
-enum RunError {
-    /// A call to the worker's host failed at this step.
-    Host(&'static str, StepError),
-    /// The request itself is wrong, or the run cannot be done anywhere.
-    Exec(ExecError),
-}
-
-fn step(name: &'static str) -> impl FnOnce(StepError) -> RunError {
-    move |e| RunError::Host(name, e)
-}
-
-/// Removes the containers of dead evootter runs on this machine: a run killed with SIGKILL
-/// could not remove its own.
-async fn remove_leftovers(docker: &Docker, hostname: &str) {
-    let filters = HashMap::from([("label", vec!["evootter=1"])]);
-    let options = ListContainersOptionsBuilder::default()
-        .all(true)
-        .filters(&filters)
-        .build();
-    let Ok(Ok(list)) =
-        tokio::time::timeout(STEP_TIMEOUT, docker.list_containers(Some(options))).await
-    else {
-        return;
-    };
-    for c in list {
-        let (Some(id), Some(labels)) = (c.id, c.labels) else {
-            continue;
-        };
-        let Some((host, pid)) = labels
-            .get("evootter.owner")
-            .and_then(|o| o.rsplit_once(':'))
-        else {
-            continue;
-        };
-        let dead = pid.parse::<u32>().is_ok_and(|pid| {
-            pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
-        });
-        if host == hostname && dead {
-            let _ = remove_container(docker, &id).await;
-        }
-    }
-}
-
-async fn remove_container(docker: &Docker, id: &str) -> Result<(), StepError> {
-    let options = RemoveContainerOptionsBuilder::default()
-        .force(true)
-        .v(true)
-        .build();
-    tokio::time::timeout(STEP_TIMEOUT, docker.remove_container(id, Some(options)))
-        .await
-        .map_err(|_| StepError::timed_out())??;
-    Ok(())
-}
-
-/// What a new worker needs to know, owned so workers start concurrently.
-#[derive(Clone)]
-struct Recipe {
-    cfg: DockerConfig,
-    owner: String,
-    executor: u64,
-    repo_tar: Arc<Vec<u8>>,
-}
-
-impl Recipe {
-    fn body(&self, worker: usize) -> ContainerCreateBody {
-        let labels = HashMap::from([
-            ("evootter".to_owned(), "1".to_owned()),
-            ("evootter.owner".to_owned(), self.owner.clone()),
-            ("evootter.started".to_owned(), unix_now().to_string()),
-            (
-                "evootter.executor".to_owned(),
-                format!("{}:{}", self.owner, self.executor),
-            ),
-            ("evootter.worker".to_owned(), worker.to_string()),
-        ]);
-        ContainerCreateBody {
-            image: Some(self.cfg.image.clone()),
-            entrypoint: Some(vec!["/bin/sh".into(), "-c".into(), PID1.into()]),
-            cmd: Some(vec![]),
-            working_dir: Some(self.cfg.workdir.clone()),
-            user: Some("0".into()),
-            labels: Some(labels),
-            // Docker stops it at once, on a daemon shutdown too (pid 1 ignores SIGTERM).
-            stop_signal: Some("SIGKILL".into()),
-            host_config: Some(HostConfig {
-                network_mode: Some(if self.cfg.network { "default" } else { "none" }.into()),
-                memory: self.cfg.memory_bytes,
-                nano_cpus: self.cfg.nano_cpus,
-                // A daemon-wide `init` would put docker-init at pid 1, and the reaping would
-                // kill the container's only process.
-                init: Some(false),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-    }
-
-    /// Creates and starts a worker's container, puts the repository in and records it.
-    async fn start(&self, host: &Host, worker: usize) -> Result<WorkerState, DockerError> {
-        let docker = &host.docker;
-        let failed = |reason: String| DockerError::Container {
-            image: self.cfg.image.clone(),
-            host: host.name.clone(),
-            reason,
-        };
-        let created = tokio::time::timeout(
-            STEP_TIMEOUT,
-            docker.create_container(
-                None::<bollard::query_parameters::CreateContainerOptions>,
-                self.body(worker),
-            ),
-        )
-        .await
-        .map_err(|_| failed(StepError::timed_out().0))?
-        .map_err(|e| failed(e.to_string()))?;
-        let id = created.id;
-        lock(&LIVE).insert(id.clone(), (self.executor, host.name.clone()));
-        let prepared = self.prepare(docker, &id).await;
-        match prepared {
-            Ok(recorded) => Ok(WorkerState {
-                container: id,
-                recorded,
-            }),
-            Err(e) => {
-                let _ = remove_container(docker, &id).await;
-                lock(&LIVE).remove(&id);
-                Err(match e {
-                    Prepare::Step(s) => failed(s.0),
-                    Prepare::Tools(output) => DockerError::Tools {
-                        image: self.cfg.image.clone(),
-                        output,
-                    },
-                })
-            }
-        }
-    }
-
-    async fn prepare(&self, docker: &Docker, id: &str) -> Result<Listing, Prepare> {
-        tokio::time::timeout(
-            STEP_TIMEOUT,
-            docker.start_container(id, None::<bollard::query_parameters::StartContainerOptions>),
-        )
-        .await
-        .map_err(|_| StepError::timed_out())?
-        .map_err(StepError::from)?;
-        let workdir = quote(&self.cfg.workdir);
-        let (out, code) = helper(
-            docker,
-            id,
-            &format!(
-                "mkdir -p {workdir} {SCRATCH} && command -v sha256sum >/dev/null && \
-                 find {SCRATCH} -maxdepth 0 -printf '' 2>&1"
-            ),
-        )
-        .await?;
-        if code != Some(0) {
-            return Err(Prepare::Tools(
-                String::from_utf8_lossy(&out).trim().to_owned(),
-            ));
-        }
-        upload(docker, id, &self.cfg.workdir, self.repo_tar.to_vec()).await?;
-        let (out, _) = helper(
-            docker,
-            id,
-            &format!("cd {workdir} && find . -mindepth 1 -printf '{FIND_FORMAT}'"),
-        )
-        .await?;
-        Ok(rescan::parse_listing(&out))
-    }
-}
-
-enum Prepare {
-    Step(StepError),
-    Tools(String),
-}
-
-impl From<StepError> for Prepare {
-    fn from(e: StepError) -> Self {
-        Self::Step(e)
-    }
-}
-
-impl From<bollard::errors::Error> for Prepare {
-    fn from(e: bollard::errors::Error) -> Self {
-        Self::Step(e.into())
     }
 }
 
@@ -614,15 +223,6 @@ impl Drop for Lease<'_> {
             lock(self.free).push(self.idx);
         }
     }
-}
-
-/// What every attempt at one request shares.
-struct Prepared {
-    test_rel: String,
-    staged: Staged,
-    traced: Option<String>,
-    /// The staged files as a tar.
-    tar: Vec<u8>,
 }
 
 impl DockerExecutor {
@@ -790,6 +390,7 @@ impl DockerExecutor {
                 self.shell(),
                 &script,
                 vec!["PYTHONDONTWRITEBYTECODE=1".to_owned()],
+                None,
                 &mut |b| out.extend_from_slice(b),
             ),
         )
@@ -942,376 +543,78 @@ impl DockerExecutor {
         }
     }
 
+    async fn container_alive(&self, idx: usize) -> bool {
+        let w = &self.workers[idx];
+        let id = w.state.lock().await.container.clone();
+        let inspected = tokio::time::timeout(
+            PING_TIMEOUT,
+            self.hosts[w.host].docker.inspect_container(
+                &id,
+                None::<bollard::query_parameters::InspectContainerOptions>,
+            ),
+        )
+        .await;
+        matches!(inspected, Ok(Ok(c)) if c.state.as_ref().and_then(|s| s.running) == Some(true))
+    }
+
+    /// A fresh container for worker `idx`, in place of one that died.
+    async fn revive(&self, idx: usize) -> Result<(), String> {
+        let w = &self.workers[idx];
+        let mut state = w.state.lock().await;
+        match self.replace_container(w.host, idx, &mut state).await {
+            Ok(()) => Ok(()),
+            Err(RunError::Host(_, e)) => Err(e.0),
+            Err(RunError::Exec(e)) => Err(e.to_string()),
+        }
+    }
+
     async fn answers(&self, host: usize) -> bool {
         matches!(
             tokio::time::timeout(PING_TIMEOUT, self.hosts[host].docker.ping()).await,
             Ok(Ok(_))
         )
     }
-
-    fn prepare(&self, req: &ExecRequest) -> Result<Prepared, ExecError> {
-        let (test_rel, staged, traced) = pytest_run::staged_files(req)?;
-        let mut tar = Tarball::new();
-        let pack = |source| DockerError::Pack {
-            path: "the staged files".to_owned(),
-            source,
-        };
-        for (rel, content) in &staged.files {
-            // A replaced file keeps the repository's permissions, as if written in place.
-            let mode = std::fs::symlink_metadata(self.base.join(rel))
-                .ok()
-                .filter(|m| m.is_file())
-                .map_or(0o644, |m| {
-                    use std::os::unix::fs::PermissionsExt;
-                    m.permissions().mode() & 0o7777
-                });
-            tar.file(rel, content, mode).map_err(pack)?;
-        }
-        Ok(Prepared {
-            test_rel,
-            staged,
-            traced,
-            tar: tar.finish().map_err(pack)?,
-        })
-    }
-
-    /// One run on one worker, from staging to the copy put back.
-    async fn run_on(
-        &self,
-        idx: usize,
-        req: &ExecRequest,
-        p: &Prepared,
-    ) -> Result<ExecResult, RunError> {
-        let w = &self.workers[idx];
-        let docker = &self.hosts[w.host].docker;
-        let mut state = w.state.lock().await;
-        let container = state.container.clone();
-        let dirs = self.dirs();
-
-        upload(docker, &container, &self.cfg.workdir, p.tar.clone())
-            .await
-            .map_err(step("putting the test into the container"))?;
-
-        let mut script = format!(
-            "exec 2>&1; rm -rf {run} && mkdir -p {run}/home {run}/tmp && touch {STAGE_MARK} && \
-             cd {workdir} || exit 125; ",
-            run = quote(&dirs.run_dir().display().to_string()),
-            workdir = quote(&self.cfg.workdir),
-        );
-        let removed: Vec<String> = p.staged.removed.iter().map(|r| quote(r)).collect();
-        if !removed.is_empty() {
-            script.push_str(&format!("rm -f -- {}; ", removed.join(" ")));
-        }
-        script.push_str(&format!("unset {}; ", pytest_run::REMOVED_ENV.join(" ")));
-        script.push_str(&self.activation());
-        script.push_str("exec ");
-        script.push_str(&quote(&self.cfg.python));
-        for arg in pytest_run::pytest_args(&dirs, &p.test_rel, p.traced.is_some()) {
-            script.push(' ');
-            script.push_str(&quote(&arg));
-        }
-        let env: Vec<String> = pytest_run::environment(
-            &dirs,
-            &self.cfg.pythonpath,
-            self.user_base.as_deref(),
-            p.traced.as_deref(),
-        )
-        .into_iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-
-        let started = Instant::now();
-        let mut log = LogBuffer::default();
-        let ran = tokio::time::timeout(
-            req.timeout,
-            exec(docker, &container, self.shell(), &script, env, &mut |b| {
-                log.push(b)
-            }),
-        )
-        .await;
-        let duration = started.elapsed();
-        let exit = match ran {
-            Ok(Ok(code)) => Some(code),
-            Ok(Err(e)) => return Err(RunError::Host("running pytest", e.into())),
-            // Killed below, with everything else the test started.
-            Err(_) => None,
-        };
-        let raw_log = String::from_utf8_lossy(&log.finish()).into_owned();
-
-        let collected = self.collect_script(&state.recorded, p);
-        let (out, _) = helper(docker, &container, &collected)
-            .await
-            .map_err(step("collecting the results"))?;
-        let mut sections = split_sections(&out);
-        let junit = sections.next().unwrap_or_default();
-        let trace = sections.next().unwrap_or_default();
-        let now = rescan::parse_listing(sections.next().unwrap_or_default());
-        let sums = rescan::parse_sums(sections.next().unwrap_or_default());
-
-        let mut plan = rescan::plan(
-            &state.recorded,
-            &now,
-            &Run {
-                base: &self.base,
-                staged: &p.staged,
-                sums: &sums,
-            },
-        );
-        let made_for_staging = staging_tops(&state.recorded, &p.staged);
-        plan.remove.retain(|r| {
-            !made_for_staging
-                .iter()
-                .any(|t| r == t || r.starts_with(&format!("{t}/")))
-        });
-        let changed = std::mem::take(&mut plan.changed);
-        self.put_back(idx, &mut state, plan).await?;
-
-        let mut result = match exit {
-            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, vec![]),
-            Some(code) => pytest_run::finished_result(
-                Finished {
-                    report: if junit.is_empty() {
-                        JunitReport::unusable(format!(
-                            "no junit report at {}",
-                            dirs.junit().display()
-                        ))
-                    } else {
-                        parse_junit(&String::from_utf8_lossy(junit), &p.test_rel)
-                    },
-                    raw_log,
-                    exit_code: exit_status(code),
-                    changed,
-                    denied: vec![],
-                    duration,
-                },
-                &dirs.roots(),
-            ),
-        };
-        if p.traced.is_some() {
-            result.trace = pytest_run::parse_trace(trace);
-        }
-        Ok(result)
-    }
-
-    /// The exec that follows every run: kill what the test left, print the junit report, the
-    /// trace, a listing of the copy and the sums of the files that may have changed, then
-    /// delete what was made only for staging.
-    fn collect_script(&self, recorded: &Listing, p: &Prepared) -> String {
-        let dirs = self.dirs();
-        let sep = SECTION.replace('\0', r"\000");
-        let staged: Vec<String> = p
-            .staged
-            .files
-            .keys()
-            .map(|r| quote(&format!("./{r}")))
-            .collect();
-        let tops: Vec<String> = staging_tops(recorded, &p.staged)
-            .iter()
-            .map(|r| quote(&format!("./{r}")))
-            .collect();
-        let mut s = format!(
-            "{KILL_ALL}; cat {junit} 2>/dev/null; printf '{sep}'; cat {trace} 2>/dev/null; \
-             printf '{sep}'; cd {workdir} || exit 125; find . -mindepth 1 -printf '{FIND_FORMAT}'; \
-             printf '{sep}'; find . -type f -cnewer {STAGE_MARK} -exec sha256sum -- {{}} + \
-             2>/dev/null; sha256sum -- {staged} 2>/dev/null; printf '{sep}'",
-            junit = quote(&dirs.junit().display().to_string()),
-            trace = quote(&dirs.trace_out().display().to_string()),
-            workdir = quote(&self.cfg.workdir),
-            staged = staged.join(" "),
-        );
-        if !tops.is_empty() {
-            s.push_str(&format!("; rm -rf -- {}", tops.join(" ")));
-        }
-        s
-    }
-
-    /// Undoes what the run did to the copy: uploads the repository's version of what was
-    /// modified or deleted, deletes what was created, sets directory permissions back, and
-    /// records the new state of what was put back. An entry the repository does not have
-    /// (it came with the image) cannot be put back from it: the container is replaced.
-    async fn put_back(
-        &self,
-        worker: usize,
-        state: &mut WorkerState,
-        plan: rescan::Plan,
-    ) -> Result<(), RunError> {
-        let host = self.workers[worker].host;
-        let docker = &self.hosts[host].docker;
-        if plan.upload.is_empty() && plan.remove.is_empty() && plan.chmod.is_empty() {
-            return Ok(());
-        }
-        if plan
-            .upload
-            .iter()
-            .any(|r| std::fs::symlink_metadata(self.base.join(r)).is_err())
-        {
-            return self.replace_container(host, worker, state).await;
-        }
-        let container = state.container.clone();
-        if !plan.upload.is_empty() {
-            let mut tar = Tarball::new();
-            for rel in &plan.upload {
-                tar.entry(&self.base, rel).map_err(|e| {
-                    RunError::Exec(
-                        DockerError::Pack {
-                            path: self.base.join(rel).display().to_string(),
-                            source: e,
-                        }
-                        .into(),
-                    )
-                })?;
-            }
-            let bytes = tar.finish().map_err(|e| {
-                RunError::Exec(
-                    DockerError::Pack {
-                        path: self.base.display().to_string(),
-                        source: e,
-                    }
-                    .into(),
-                )
-            })?;
-            upload(docker, &container, &self.cfg.workdir, bytes)
-                .await
-                .map_err(step("putting the copy back"))?;
-        }
-        let mut script = format!("cd {} || exit 125", quote(&self.cfg.workdir));
-        if !plan.remove.is_empty() {
-            let paths: Vec<String> = plan
-                .remove
-                .iter()
-                .map(|r| quote(&format!("./{r}")))
-                .collect();
-            script.push_str(&format!("; rm -rf -- {}", paths.join(" ")));
-        }
-        for (rel, mode) in &plan.chmod {
-            script.push_str(&format!(
-                "; chmod {mode:o} -- {}",
-                quote(&format!("./{rel}"))
-            ));
-        }
-        if !plan.upload.is_empty() {
-            let paths: Vec<String> = plan
-                .upload
-                .iter()
-                .map(|r| quote(&format!("./{r}")))
-                .collect();
-            script.push_str(&format!(
-                "; find {} -printf '{FIND_FORMAT}'",
-                paths.join(" ")
-            ));
-        }
-        let (out, code) = helper(docker, &container, &script)
-            .await
-            .map_err(step("putting the copy back"))?;
-        if code != Some(0) {
-            // Whatever could not be undone in place is undone by a fresh container.
-            return self.replace_container(host, worker, state).await;
-        }
-        if !plan.upload.is_empty() {
-            rescan::restamp(
-                &mut state.recorded,
-                &plan.upload,
-                rescan::parse_listing(&out),
-            );
-        }
-        Ok(())
-    }
-
-    /// Replaces a worker's container with a fresh one.
-    async fn replace_container(
-        &self,
-        host: usize,
-        worker: usize,
-        state: &mut WorkerState,
-    ) -> Result<(), RunError> {
-        let h = &self.hosts[host];
-        let old = state.container.clone();
-        let _ = remove_container(&h.docker, &old).await;
-        lock(&LIVE).remove(&old);
-        *state = self
-            .recipe()
-            .start(h, worker)
-            .await
-            .map_err(|e| RunError::Host("replacing the container", StepError(e.to_string())))?;
-        Ok(())
-    }
-}
-
-/// The exit status of the interpreter, as the local backend reads it: a run killed by a
-/// signal has none (Docker reports those as 128 + the signal).
-fn exit_status(code: Option<i64>) -> Option<i32> {
-    code.filter(|c| !(129..=192).contains(c))
-        .and_then(|c| i32::try_from(c).ok())
-}
-
-/// The topmost entries that exist only because a staged file was placed: the staged files
-/// the copy did not have, or the first directory on their way that it did not have.
-fn staging_tops(recorded: &Listing, staged: &Staged) -> Vec<String> {
-    let mut tops: Vec<String> = vec![];
-    for rel in staged.files.keys() {
-        let mut at = String::new();
-        for part in rel.split('/') {
-            if !at.is_empty() {
-                at.push('/');
-            }
-            at.push_str(part);
-            if !recorded.contains_key(&at) {
-                if !tops.contains(&at) {
-                    tops.push(at.clone());
-                }
-                break;
-            }
-        }
-    }
-    tops
-}
-
-fn split_sections(out: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let sep = SECTION.as_bytes();
-    let mut rest = Some(out);
-    std::iter::from_fn(move || {
-        let r = rest?;
-        match r.windows(sep.len()).position(|w| w == sep) {
-            Some(i) => {
-                rest = Some(&r[i + sep.len()..]);
-                Some(&r[..i])
-            }
-            None => {
-                rest = None;
-                Some(r)
-            }
-        }
-    })
 }
 
 impl Executor for DockerExecutor {
     fn run(&self, req: ExecRequest) -> BoxFuture<'_, Result<ExecResult, ExecError>> {
         Box::pin(async move {
             let prepared = self.prepare(&req)?;
+            // A container that died under a run is replaced once per request: a test that
+            // kills its container every time gets an error, not a loop.
+            let mut revived = false;
             loop {
                 let lease = self.acquire().await?;
-                let host = self.workers[lease.idx].host;
-                match self.run_on(lease.idx, &req, &prepared).await {
+                let (idx, host) = (lease.idx, self.workers[lease.idx].host);
+                let (step, e) = match self.run_on(idx, &req, &prepared).await {
                     Ok(result) => return Ok(result),
                     Err(RunError::Exec(e)) => return Err(e),
-                    Err(RunError::Host(step, e)) => {
-                        if self.answers(host).await {
-                            return Err(DockerError::Api {
-                                host: self.hosts[host].name.clone(),
-                                step,
-                                reason: e.0,
-                            }
-                            .into());
-                        }
-                        // The host is gone, and with it this attempt: run it elsewhere.
-                        self.host_failed(host, &e.0);
+                    Err(RunError::Host(step, e)) => (step, e),
+                };
+                if !self.answers(host).await {
+                    // The host is gone, and with it this attempt: run it elsewhere.
+                    self.host_failed(host, &e.0);
+                    lease.retire();
+                    continue;
+                }
+                if !revived && !self.container_alive(idx).await {
+                    revived = true;
+                    if let Err(why) = self.revive(idx).await {
+                        // A host that answers but cannot start a container is no use either.
+                        self.host_failed(host, &why);
                         lease.retire();
                     }
+                    continue;
                 }
+                return Err(DockerError::Api {
+                    host: self.hosts[host].name.clone(),
+                    step,
+                    reason: e.0,
+                }
+                .into());
             }
         })
     }
-
     fn parallelism(&self) -> usize {
         self.workers.len()
     }
