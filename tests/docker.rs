@@ -202,10 +202,11 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
         docker_time += started.elapsed() - setup;
         runs += requests.len();
         println!(
-            "{}: {} runs; docker setup {:.2} s",
+            "{}: {} runs; docker setup {:.2} s; {}",
             inst.name,
             requests.len(),
-            setup.as_secs_f64()
+            setup.as_secs_f64(),
+            d.describe()
         );
         for (i, (a, b)) in expected.iter().zip(&got).enumerate() {
             assert!(
@@ -297,6 +298,17 @@ async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
         let again = d.run(vandal.clone()).await.unwrap();
         assert_eq!(again.changed, d_vandal.changed);
     }
+    // Traced runs trace in the container too.
+    let mut traced = clean.clone();
+    traced.trace = Some("calc/ops.py".into());
+    let (lt, dt) = (
+        l.run(traced.clone()).await.unwrap(),
+        d.run(traced).await.unwrap(),
+    );
+    assert!(lt.trace.as_ref().is_some_and(|t| !t.is_empty()), "{lt:?}");
+    assert_eq!(dt.trace, lt.trace);
+    assert_eq!(summary(&dt), summary(&before));
+    assert!(dt.changed.is_empty(), "{:?}", dt.changed);
     // A mutant and a removed file are put back too.
     let mut mutant = clean.clone();
     mutant.overrides = vec![FileOverride {
@@ -335,6 +347,7 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
         "{}",
         r.raw_log
     );
+    println!("a 3 s timeout returned after {:.2} s", took.as_secs_f64());
     assert!(took < Duration::from_secs(8), "took {took:?}");
     let (_, container) = d.container(0).await.unwrap();
     assert_eq!(container_processes(&container), Vec::<String>::new());
@@ -564,6 +577,7 @@ async fn an_unreachable_host_and_a_missing_image_say_what_to_do() {
     let mut cfg = docker_cfg(&repo, vec![".".into()], 1);
     cfg.hosts = vec!["unix:///tmp/evootter-no-daemon.sock".into()];
     let err = DockerExecutor::new(cfg).await.err().unwrap().to_string();
+    println!("{err}");
     assert!(
         err.starts_with("cannot reach the Docker daemon at unix:///tmp/evootter-no-daemon.sock: ")
             && err.ends_with(

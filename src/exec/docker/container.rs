@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 /// pid 1 of every worker: `sleep`, with SIGCHLD ignored so that the kernel reaps the orphans it
 /// inherits (no zombie outlives a run), falling back to a plain sleep where `env` cannot.
-pub(super) const PID1: &str = "env --ignore-signal=CHLD true 2>/dev/null && exec env --ignore-signal=CHLD \
-                    sleep infinity; exec sleep infinity";
+const PID1: &str = "env --ignore-signal=CHLD true 2>/dev/null && \
+    exec env --ignore-signal=CHLD sleep infinity; exec sleep infinity";
 
 /// Kills every process in the container but pid 1 and this shell, until none is left (a
 /// dying process can take a moment to leave /proc).
