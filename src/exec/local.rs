@@ -4,17 +4,15 @@
 //! `--no-sandbox`, sandboxed (no network, writes only into its copy, temp dir and home). The
 //! user's repository is only ever read: it is copied once into a pristine base.
 
-use crate::exec::junit::{read_junit, reconcile_exit_code, refine_with_log};
-use crate::exec::normalize::normalize_log;
+use crate::exec::junit::read_junit;
+use crate::exec::pytest_run::{self, Finished, LogBuffer, RunDirs};
 use crate::exec::sandbox::{self, Protections, RunPaths, Seal, Wanted};
 use crate::exec::seal::{self, Rescan, Staged};
-use crate::exec::types::{
-    BoxFuture, ExecError, ExecRequest, ExecResult, Executor, Outcome, TestCounts,
-};
-use std::collections::{BTreeMap, HashMap};
+use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
+use std::collections::HashMap;
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
@@ -38,22 +36,11 @@ pub fn is_copied(name: &str) -> bool {
     !(SKIPPED_NAMES.contains(&name) || name.ends_with(".pyc") || name.ends_with(".pyo"))
 }
 
-/// Output beyond this is dropped (a test printing in a loop must not exhaust memory).
-const MAX_LOG_BYTES: usize = 8 << 20;
-
 /// How long to wait for the log pipe to close after the process group is dead; only a
 /// process that escaped the group (`setsid`) can hold it longer.
 const LOG_DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// Prefix of the line appended to the raw log of a run killed at its timeout.
-pub const TIMEOUT_MARKER: &str = "[evootter] timeout after";
-
-/// The line tracer (a pytest plugin) and the name it is staged under, at the copy's root.
-const LINE_TRACER: &str = include_str!("line_trace.py");
-const TRACE_PLUGIN: &str = "evootter_line_trace.py";
-
-/// Prefix of the lines evootter appends to a run's log (copy changes, sandbox refusals).
-pub const NOTICE_PREFIX: &str = "[evootter]";
+pub use crate::exec::pytest_run::{NOTICE_PREFIX, TIMEOUT_MARKER};
 
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
@@ -82,12 +69,11 @@ struct Worker {
 }
 
 impl Worker {
-    fn basetemp(&self) -> PathBuf {
-        self.run_dir.join("basetemp")
-    }
-
-    fn junit(&self) -> PathBuf {
-        self.run_dir.join("junit.xml")
+    fn dirs(&self) -> RunDirs {
+        RunDirs {
+            copy: self.copy.clone(),
+            scratch: self.scratch.clone(),
+        }
     }
 }
 
@@ -133,10 +119,7 @@ pub fn kill_all_running() {
 /// The interpreter's version and user base, from one start of it.
 fn interpreter_facts(python: &Path) -> Result<(String, Option<String>), ExecError> {
     let out = std::process::Command::new(python)
-        .args([
-            "-c",
-            "import site, sys; print(sys.version.split()[0]); print(site.getuserbase())",
-        ])
+        .args(["-c", pytest_run::FACTS_SCRIPT])
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
         .output()
@@ -144,18 +127,14 @@ fn interpreter_facts(python: &Path) -> Result<(String, Option<String>), ExecErro
             python: python.display().to_string(),
             source,
         })?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines().map(str::trim);
-    let version = lines.next().unwrap_or_default().to_owned();
-    if !out.status.success() || version.is_empty() {
-        return Err(ExecError::Other(format!(
+    match pytest_run::parse_facts(&String::from_utf8_lossy(&out.stdout)) {
+        Some(facts) if out.status.success() => Ok(facts),
+        _ => Err(ExecError::Other(format!(
             "`{}` did not run: {}",
             python.display(),
             String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        ))),
     }
-    let user_base = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
-    Ok((version, user_base))
 }
 
 impl LocalExecutor {
@@ -294,84 +273,23 @@ impl LocalExecutor {
     }
 
     /// The environment every run gets, sandboxed or not, so that both give the same logs.
-    fn environment(&self, w: &Worker, cmd: &mut tokio::process::Command) {
-        let mut pythonpath = vec![w.copy.display().to_string()];
-        for dir in &self.pythonpath {
-            let dir = dir.trim_matches('/');
-            if !dir.is_empty() && dir != "." {
-                pythonpath.push(w.copy.join(dir).display().to_string());
-            }
-        }
-        let tmp = w.run_dir.join("tmp");
-        // The user's extra pytest options and forced colours would make logs differ from
-        // run to run and machine to machine.
-        cmd.env_remove("PYTEST_ADDOPTS")
-            .env_remove("FORCE_COLOR")
-            .env_remove("PY_COLORS")
-            // pytest stops truncating assertion explanations when it believes it runs on CI
-            // (`CI` or `BUILD_NUMBER` set), which changes which mutants a log difference
-            // reveals: the kill matrix would depend on where evootter runs.
-            .env_remove("CI")
-            .env_remove("BUILD_NUMBER")
-            .env("COLUMNS", "80")
-            .env("PYTHONHASHSEED", "0")
-            .env("NO_COLOR", "1")
-            .env("TZ", "UTC")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONUNBUFFERED", "1")
-            // CPython trusts a .pyc whose source has the same size and mtime second, which a
-            // same-size mutant written right after c_old has. So no bytecode of the copy may
-            // ever exist: none is copied, none is written (`-B` and this), and no prefix
-            // elsewhere is consulted. The interpreter's own cached stdlib and site-packages
-            // are still read: a fresh PYTHONPYCACHEPREFIX would hide those too and recompile
-            // them every run (about 1.2 s of a 1.7 s trivial run, measured).
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("PYTHONPYCACHEPREFIX")
-            .env("PYTHONPATH", pythonpath.join(":"))
-            // A home and temp dir of the run's own, emptied before every run: what a test
-            // caches in ~ or /tmp cannot reach the next one, and the sandbox lets it write
-            // there. The user's site-packages stay importable.
-            .env("HOME", w.run_dir.join("home"))
-            .env("TMPDIR", &tmp)
-            .env("TEMP", &tmp)
-            .env("TMP", &tmp);
-        for var in [
-            "XDG_CONFIG_HOME",
-            "XDG_CACHE_HOME",
-            "XDG_DATA_HOME",
-            "XDG_STATE_HOME",
-            "XDG_RUNTIME_DIR",
-        ] {
+    fn environment(&self, w: &Worker, traced: Option<&str>, cmd: &mut tokio::process::Command) {
+        for var in pytest_run::REMOVED_ENV {
             cmd.env_remove(var);
         }
-        if let Some(ub) = &self.user_base {
-            cmd.env("PYTHONUSERBASE", ub);
-        }
+        let env = pytest_run::environment(
+            &w.dirs(),
+            &self.pythonpath,
+            self.user_base.as_deref(),
+            traced,
+        );
+        cmd.envs(env);
     }
 
     async fn run_in(&self, lease: Lease<'_>, req: ExecRequest) -> Result<ExecResult, ExecError> {
         let w = &self.workers[lease.idx];
-        let test_rel = checked_rel_path(&req.test.rel_path)?;
-        let mut staged = Staged::default();
-        staged
-            .files
-            .insert(test_rel.clone(), req.test.content.clone().into_bytes());
-        for f in &req.overrides {
-            staged.files.insert(
-                checked_rel_path(&f.rel_path)?,
-                f.content.clone().into_bytes(),
-            );
-        }
-        for rel in &req.removed {
-            staged.removed.insert(checked_rel_path(rel)?);
-        }
-        let traced = req.trace.as_deref().map(checked_rel_path).transpose()?;
-        if traced.is_some() {
-            // The tracer is a pytest plugin that exists in this run's copy only.
-            staged
-                .files
-                .insert(TRACE_PLUGIN.to_string(), LINE_TRACER.as_bytes().to_vec());
-        }
+        let dirs = w.dirs();
+        let (test_rel, staged, traced) = pytest_run::staged_files(&req)?;
 
         remove_path(&w.run_dir);
         for d in ["home", "tmp"] {
@@ -419,31 +337,14 @@ impl LocalExecutor {
             .try_clone()
             .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
         let mut cmd = tokio::process::Command::new(&self.python);
-        cmd.args(["-B", "-m", "pytest"])
-            .arg(&test_rel)
-            .args([
-                "-p",
-                "no:cacheprovider",
-                "-p",
-                "no:randomly",
-                "-p",
-                "no:random_order",
-            ])
-            .args(["--no-header", "-rA", "--tb=short", "--color=no"])
-            .arg(format!("--basetemp={}", w.basetemp().display()))
-            .arg(format!("--junitxml={}", w.junit().display()))
+        cmd.args(pytest_run::pytest_args(&dirs, &test_rel, traced.is_some()))
             .current_dir(&w.copy)
             .stdin(Stdio::null())
             // One pipe behind both streams keeps stdout and stderr in the order written.
             .stdout(Stdio::from(log_write))
             .stderr(Stdio::from(log_write2))
             .process_group(0);
-        self.environment(w, &mut cmd);
-        if let Some(rel) = &traced {
-            cmd.args(["-p", TRACE_PLUGIN.trim_end_matches(".py")])
-                .env("EVOOTTER_TRACE_TARGET", w.copy.join(rel))
-                .env("EVOOTTER_TRACE_OUT", w.run_dir.join("trace.json"));
-        }
+        self.environment(w, traced.as_deref(), &mut cmd);
         // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
         // prepared before the fork.
         unsafe {
@@ -481,7 +382,7 @@ impl LocalExecutor {
         supervisor.reaped();
         drop(supervisor);
         let bytes = reader.finish().await;
-        let mut raw_log = String::from_utf8_lossy(&bytes).into_owned();
+        let raw_log = String::from_utf8_lossy(&bytes).into_owned();
         if status.is_some_and(|s| s.code() == Some(sandbox::SETUP_FAILED_EXIT))
             && let Some((step, errno)) = sandbox::setup_failure(&raw_log)
         {
@@ -495,84 +396,27 @@ impl LocalExecutor {
         let allowed = [w.copy.as_path(), w.run_dir.as_path()];
         let denied = self.protections.denials(&raw_log, &allowed);
 
-        let roots = vec![
-            (w.copy.display().to_string(), "<WORK>"),
-            (w.basetemp().display().to_string(), "<TMP>"),
-            (w.scratch.display().to_string(), "<TMP>"),
-        ];
         let mut result = match status {
-            None => {
-                if !raw_log.is_empty() && !raw_log.ends_with('\n') {
-                    raw_log.push('\n');
-                }
-                let marker = format!("{TIMEOUT_MARKER} {}s\n", req.timeout.as_secs_f64());
-                raw_log.push_str(&marker);
-                ExecResult {
-                    outcome: Outcome::Timeout,
-                    failure_kind: None,
-                    exception: None,
-                    exit_code: None,
-                    // Only the marker: how far a hanging test got before the kill is timing.
-                    normalized_log: normalize_log(&marker, &[]),
+            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, denied),
+            Some(status) => pytest_run::finished_result(
+                Finished {
+                    report: read_junit(&dirs.junit(), &test_rel),
                     raw_log,
-                    status_map: BTreeMap::new(),
-                    counts: TestCounts::default(),
-                    duration,
+                    exit_code: status.code(),
                     changed,
                     denied,
-                    trace: None,
-                }
-            }
-            Some(status) => {
-                let exit_code = status.code();
-                let mut report = read_junit(&w.junit(), &test_rel);
-                refine_with_log(&mut report, &raw_log);
-                let outcome = reconcile_exit_code(report.outcome, exit_code);
-                // What evootter saw is part of the log: a test that vandalizes its copy, or
-                // that the sandbox stopped, shows it wherever its log is read.
-                append_notices(&mut raw_log, &changed, &denied);
-                ExecResult {
-                    outcome,
-                    failure_kind: report.failure_kind.filter(|_| outcome == Outcome::Failed),
-                    exception: report.exception,
-                    exit_code,
-                    normalized_log: normalize_log(&raw_log, &roots),
-                    raw_log,
-                    status_map: report.status_map,
-                    counts: report.counts,
                     duration,
-                    changed,
-                    denied,
-                    trace: None,
-                }
-            }
+                },
+                &dirs.roots(),
+            ),
         };
         if traced.is_some() {
-            result.trace = std::fs::read(w.run_dir.join("trace.json"))
+            result.trace = std::fs::read(dirs.trace_out())
                 .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
+                .and_then(|b| pytest_run::parse_trace(&b));
         }
         drop(lease);
         Ok(result)
-    }
-}
-
-/// The lines that end a log whose run changed its working copy or hit the sandbox.
-fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String]) {
-    if changed.is_empty() && denied.is_empty() {
-        return;
-    }
-    if !raw_log.is_empty() && !raw_log.ends_with('\n') {
-        raw_log.push('\n');
-    }
-    if !changed.is_empty() {
-        raw_log.push_str(&format!(
-            "{NOTICE_PREFIX} this run changed its working copy (undone before the next run): {}\n",
-            changed.join(", ")
-        ));
-    }
-    for d in denied {
-        raw_log.push_str(&format!("{NOTICE_PREFIX} {d}\n"));
     }
 }
 
@@ -812,29 +656,6 @@ pub(super) fn remove_path(path: &Path) {
     }
 }
 
-/// Only plain relative paths below the copy: no `..`, no absolute paths, no empty names.
-/// Returns the path with `./` parts dropped, `/`-separated, as pytest and node ids spell it.
-fn checked_rel_path(rel: &str) -> Result<String, ExecError> {
-    let path = Path::new(rel);
-    let parts: Option<Vec<&str>> = path
-        .components()
-        .filter(|c| *c != Component::CurDir)
-        .map(|c| match c {
-            Component::Normal(part) => part.to_str(),
-            _ => None,
-        })
-        .collect();
-    let clean = parts.map(|p| p.join("/")).unwrap_or_default();
-    // A leading `-` would reach pytest as an option.
-    if !clean.is_empty() && !clean.starts_with('-') {
-        Ok(clean)
-    } else {
-        Err(ExecError::Other(format!(
-            "file path `{rel}` must be relative to the repository root and stay inside it"
-        )))
-    }
-}
-
 /// Copy one entry (file, symlink or directory) of the repository into a copy.
 pub(super) fn copy_entry(from: &Path, to: &Path) -> Result<(), ExecError> {
     let meta = std::fs::symlink_metadata(from).map_err(|source| working_copy(from, source))?;
@@ -852,7 +673,7 @@ pub(super) fn copy_entry(from: &Path, to: &Path) -> Result<(), ExecError> {
 
 /// Recursive copy that skips `SKIPPED_NAMES` and bytecode, keeps symlinks as symlinks and
 /// file permissions, and ignores sockets and fifos.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
+pub(super) fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
     std::fs::create_dir_all(to).map_err(|source| working_copy(to, source))?;
     let entries = std::fs::read_dir(from).map_err(|source| working_copy(from, source))?;
     for entry in entries {
@@ -915,9 +736,8 @@ impl LogReader {
 
 fn drain(fd: OwnedFd, stop: &AtomicBool) -> Vec<u8> {
     let mut file = std::fs::File::from(fd);
-    let mut out = Vec::new();
+    let mut out = LogBuffer::default();
     let mut buf = [0u8; 65536];
-    let mut dropped = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let mut pfd = libc::pollfd {
             fd: file.as_raw_fd(),
@@ -937,21 +757,12 @@ fn drain(fd: OwnedFd, stop: &AtomicBool) -> Vec<u8> {
         }
         match file.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => {
-                let room = MAX_LOG_BYTES.saturating_sub(out.len());
-                out.extend_from_slice(&buf[..n.min(room)]);
-                dropped += n.saturating_sub(room);
-            }
+            Ok(n) => out.push(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => break,
         }
     }
-    if dropped > 0 {
-        out.extend_from_slice(
-            format!("\n[evootter] log truncated: {dropped} more bytes dropped\n").as_bytes(),
-        );
-    }
-    out
+    out.finish()
 }
 
 #[cfg(test)]

@@ -4,17 +4,27 @@
 pub mod types;
 pub use types::*;
 
+pub mod docker;
 pub mod junit;
 pub mod local;
 pub mod normalize;
+pub mod pytest_run;
 pub mod python_env;
 pub mod sandbox;
 pub mod scripted;
 pub mod seal;
 
-pub use local::{LocalConfig, LocalExecutor, kill_all_running};
+pub use docker::{DockerConfig, DockerExecutor};
+pub use local::{LocalConfig, LocalExecutor};
 pub use python_env::{PythonEnv, resolve_python};
 pub use sandbox::Wanted;
+
+/// Ends every execution any executor in this process has running, local or in a container:
+/// the Ctrl-C hook. The runs then return, and their executors clean up when dropped.
+pub fn kill_all_running() {
+    local::kill_all_running();
+    docker::kill_all_running();
+}
 
 #[cfg(test)]
 mod local_tests;

@@ -108,6 +108,8 @@ pub enum ExecError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Docker(#[from] crate::exec::docker::DockerError),
     #[error("{0}")]
     Other(String),
 }

@@ -1,0 +1,394 @@
+//! The pytest run every executor makes, wherever it runs: its command line, its environment,
+//! the directories it writes into, and how what it left (log, junit report, exit status)
+//! becomes an `ExecResult`. The local and the Docker backend both build their runs from these
+//! functions, so the same test gives the same normalized log and result on either.
+
+use crate::exec::junit::{JunitReport, reconcile_exit_code, refine_with_log};
+use crate::exec::normalize::normalize_log;
+use crate::exec::types::{ExecResult, Outcome, TestCounts};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Prefix of the line appended to the raw log of a run killed at its timeout.
+pub const TIMEOUT_MARKER: &str = "[evootter] timeout after";
+
+/// Prefix of the lines evootter appends to a run's log (copy changes, sandbox refusals).
+pub const NOTICE_PREFIX: &str = "[evootter]";
+
+/// The line tracer (a pytest plugin) and the name it is staged under, at the copy's root.
+pub const LINE_TRACER: &str = include_str!("line_trace.py");
+pub const TRACE_PLUGIN: &str = "evootter_line_trace.py";
+
+/// Output beyond this is dropped (a test printing in a loop must not exhaust memory).
+pub const MAX_LOG_BYTES: usize = 8 << 20;
+
+/// Variables of the caller's environment a run must not see. The user's extra pytest options
+/// and forced colours would make logs differ from run to run and machine to machine. pytest
+/// stops truncating assertion explanations when it believes it runs on CI (`CI` or
+/// `BUILD_NUMBER` set), which changes which mutants a log difference reveals: the kill matrix
+/// would depend on where evootter runs. A bytecode prefix elsewhere could serve a stale .pyc
+/// (see `environment`), and XDG directories would lead outside the run's private home.
+pub const REMOVED_ENV: &[&str] = &[
+    "PYTEST_ADDOPTS",
+    "FORCE_COLOR",
+    "PY_COLORS",
+    "CI",
+    "BUILD_NUMBER",
+    "PYTHONPYCACHEPREFIX",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+];
+
+/// Where one worker's runs happen, as the interpreter sees the paths: the working copy pytest
+/// runs in, and the worker's private scratch directory whose `run/` is made fresh every run.
+#[derive(Debug, Clone)]
+pub struct RunDirs {
+    pub copy: PathBuf,
+    pub scratch: PathBuf,
+}
+
+impl RunDirs {
+    /// Emptied before every run: `home/`, `tmp/`, pytest's basetemp, the junit report, the
+    /// trace.
+    pub fn run_dir(&self) -> PathBuf {
+        self.scratch.join("run")
+    }
+
+    pub fn basetemp(&self) -> PathBuf {
+        self.run_dir().join("basetemp")
+    }
+
+    pub fn junit(&self) -> PathBuf {
+        self.run_dir().join("junit.xml")
+    }
+
+    pub fn trace_out(&self) -> PathBuf {
+        self.run_dir().join("trace.json")
+    }
+
+    /// The literal paths `normalize_log` folds: the copy, and the scratch directory (pytest's
+    /// basetemp first, so `<TMP>/test_x0` reads the same as a default pytest temp dir).
+    pub fn roots(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (self.copy.display().to_string(), "<WORK>"),
+            (self.basetemp().display().to_string(), "<TMP>"),
+            (self.scratch.display().to_string(), "<TMP>"),
+        ]
+    }
+}
+
+/// The interpreter's arguments: `-B -m pytest TEST` and the options that make its output
+/// comparable (no cache, no random order, no header, every outcome summarized, short
+/// tracebacks, no colour) and its files land in the run directory.
+pub fn pytest_args(dirs: &RunDirs, test_rel: &str, traced: bool) -> Vec<String> {
+    let mut args: Vec<String> = ["-B", "-m", "pytest", test_rel]
+        .into_iter()
+        .chain([
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:random_order",
+            "--no-header",
+            "-rA",
+            "--tb=short",
+            "--color=no",
+        ])
+        .map(str::to_owned)
+        .collect();
+    args.push(format!("--basetemp={}", dirs.basetemp().display()));
+    args.push(format!("--junitxml={}", dirs.junit().display()));
+    if traced {
+        args.extend(["-p".to_owned(), plugin_module()]);
+    }
+    args
+}
+
+fn plugin_module() -> String {
+    TRACE_PLUGIN.trim_end_matches(".py").to_owned()
+}
+
+/// The variables every run gets (on top of the caller's environment less `REMOVED_ENV`),
+/// sandboxed or not, local or in a container, so that all of them give the same logs.
+/// `pythonpath` is relative to the copy; `user_base` is the interpreter's `site.getuserbase()`,
+/// kept reachable under the run's private HOME; `traced` the file the line tracer watches.
+pub fn environment(
+    dirs: &RunDirs,
+    pythonpath: &[String],
+    user_base: Option<&str>,
+    traced: Option<&str>,
+) -> Vec<(&'static str, String)> {
+    let mut path = vec![dirs.copy.display().to_string()];
+    for dir in pythonpath {
+        let dir = dir.trim_matches('/');
+        if !dir.is_empty() && dir != "." {
+            path.push(dirs.copy.join(dir).display().to_string());
+        }
+    }
+    let run_dir = dirs.run_dir();
+    let tmp = run_dir.join("tmp").display().to_string();
+    let mut env = vec![
+        ("COLUMNS", "80".to_owned()),
+        ("PYTHONHASHSEED", "0".to_owned()),
+        ("NO_COLOR", "1".to_owned()),
+        ("TZ", "UTC".to_owned()),
+        ("LC_ALL", "C.UTF-8".to_owned()),
+        ("PYTHONUNBUFFERED", "1".to_owned()),
+        // CPython trusts a .pyc whose source has the same size and mtime second, which a
+        // same-size mutant written right after c_old has. So no bytecode of the copy may
+        // ever exist: none is copied, none is written (`-B` and this), and no prefix
+        // elsewhere is consulted. The interpreter's own cached stdlib and site-packages
+        // are still read: a fresh PYTHONPYCACHEPREFIX would hide those too and recompile
+        // them every run (about 1.2 s of a 1.7 s trivial run, measured).
+        ("PYTHONDONTWRITEBYTECODE", "1".to_owned()),
+        ("PYTHONPATH", path.join(":")),
+        // A home and temp dir of the run's own, emptied before every run: what a test
+        // caches in ~ or /tmp cannot reach the next one, and the sandbox lets it write
+        // there. The user's site-packages stay importable.
+        ("HOME", run_dir.join("home").display().to_string()),
+        ("TMPDIR", tmp.clone()),
+        ("TEMP", tmp.clone()),
+        ("TMP", tmp),
+    ];
+    if let Some(ub) = user_base {
+        env.push(("PYTHONUSERBASE", ub.to_owned()));
+    }
+    if let Some(rel) = traced {
+        env.push((
+            "EVOOTTER_TRACE_TARGET",
+            dirs.copy.join(rel).display().to_string(),
+        ));
+        env.push(("EVOOTTER_TRACE_OUT", dirs.trace_out().display().to_string()));
+    }
+    env
+}
+
+/// The Python one-liner that prints the interpreter's version and user base, one a line.
+pub const FACTS_SCRIPT: &str =
+    "import site, sys; print(sys.version.split()[0]); print(site.getuserbase())";
+
+/// The interpreter's version and user base from `FACTS_SCRIPT`'s output, if it printed them.
+pub fn parse_facts(stdout: &str) -> Option<(String, Option<String>)> {
+    let mut lines = stdout.lines().map(str::trim);
+    let version = lines.next().filter(|v| !v.is_empty())?.to_owned();
+    let user_base = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
+    Some((version, user_base))
+}
+
+/// Keeps at most `MAX_LOG_BYTES` of a log, counting what it drops.
+#[derive(Debug, Default)]
+pub struct LogBuffer {
+    bytes: Vec<u8>,
+    dropped: usize,
+}
+
+impl LogBuffer {
+    pub fn push(&mut self, chunk: &[u8]) {
+        let room = MAX_LOG_BYTES.saturating_sub(self.bytes.len());
+        self.bytes
+            .extend_from_slice(&chunk[..chunk.len().min(room)]);
+        self.dropped += chunk.len().saturating_sub(room);
+    }
+
+    pub fn finish(mut self) -> Vec<u8> {
+        if self.dropped > 0 {
+            self.bytes.extend_from_slice(
+                format!(
+                    "\n[evootter] log truncated: {} more bytes dropped\n",
+                    self.dropped
+                )
+                .as_bytes(),
+            );
+        }
+        self.bytes
+    }
+}
+
+/// What a run that ended (not killed at its timeout) left behind.
+pub struct Finished {
+    pub raw_log: String,
+    pub exit_code: Option<i32>,
+    pub report: JunitReport,
+    pub changed: Vec<String>,
+    pub denied: Vec<String>,
+    pub duration: Duration,
+}
+
+/// The result of a run that ended: the junit report is the source of truth, checked against
+/// the log (XPASS) and the exit code; what evootter saw is part of the log.
+pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecResult {
+    let Finished {
+        mut raw_log,
+        exit_code,
+        mut report,
+        changed,
+        denied,
+        duration,
+    } = run;
+    refine_with_log(&mut report, &raw_log);
+    let outcome = reconcile_exit_code(report.outcome, exit_code);
+    // A test that vandalizes its copy, or that the sandbox stopped, shows it wherever its log
+    // is read.
+    append_notices(&mut raw_log, &changed, &denied);
+    ExecResult {
+        outcome,
+        failure_kind: report.failure_kind.filter(|_| outcome == Outcome::Failed),
+        exception: report.exception,
+        exit_code,
+        normalized_log: normalize_log(&raw_log, roots),
+        raw_log,
+        status_map: report.status_map,
+        counts: report.counts,
+        duration,
+        changed,
+        denied,
+        trace: None,
+    }
+}
+
+/// The result of a run killed at its timeout: the log ends with the marker line, and the
+/// normalized log is only the marker (how far a hanging test got before the kill is timing).
+pub fn timeout_result(
+    mut raw_log: String,
+    timeout: Duration,
+    duration: Duration,
+    changed: Vec<String>,
+    denied: Vec<String>,
+) -> ExecResult {
+    if !raw_log.is_empty() && !raw_log.ends_with('\n') {
+        raw_log.push('\n');
+    }
+    let marker = format!("{TIMEOUT_MARKER} {}s\n", timeout.as_secs_f64());
+    raw_log.push_str(&marker);
+    ExecResult {
+        outcome: Outcome::Timeout,
+        failure_kind: None,
+        exception: None,
+        exit_code: None,
+        normalized_log: normalize_log(&marker, &[]),
+        raw_log,
+        status_map: BTreeMap::new(),
+        counts: TestCounts::default(),
+        duration,
+        changed,
+        denied,
+        trace: None,
+    }
+}
+
+/// The lines that end a log whose run changed its working copy or hit the sandbox.
+pub fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String]) {
+    if changed.is_empty() && denied.is_empty() {
+        return;
+    }
+    if !raw_log.is_empty() && !raw_log.ends_with('\n') {
+        raw_log.push('\n');
+    }
+    if !changed.is_empty() {
+        raw_log.push_str(&format!(
+            "{NOTICE_PREFIX} this run changed its working copy (undone before the next run): {}\n",
+            changed.join(", ")
+        ));
+    }
+    for d in denied {
+        raw_log.push_str(&format!("{NOTICE_PREFIX} {d}\n"));
+    }
+}
+
+/// The trace a run wrote (`trace.json`: a JSON list of line numbers), if it wrote one.
+pub fn parse_trace(bytes: &[u8]) -> Option<Vec<u32>> {
+    serde_json::from_slice(bytes).ok()
+}
+
+/// Only plain relative paths below the copy: no `..`, no absolute paths, no empty names.
+/// Returns the path with `./` parts dropped, `/`-separated, as pytest and node ids spell it.
+pub fn checked_rel_path(rel: &str) -> Result<String, crate::exec::ExecError> {
+    use std::path::Component;
+    let parts: Option<Vec<&str>> = Path::new(rel)
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .map(|c| match c {
+            Component::Normal(part) => part.to_str(),
+            _ => None,
+        })
+        .collect();
+    let clean = parts.map(|p| p.join("/")).unwrap_or_default();
+    // A leading `-` would reach pytest as an option.
+    if !clean.is_empty() && !clean.starts_with('-') {
+        Ok(clean)
+    } else {
+        Err(crate::exec::ExecError::Other(format!(
+            "file path `{rel}` must be relative to the repository root and stay inside it"
+        )))
+    }
+}
+
+/// What an execution puts into its copy: the test, the overrides, the tracer when traced,
+/// and the files it removes, all checked to stay inside the copy.
+pub fn staged_files(
+    req: &crate::exec::ExecRequest,
+) -> Result<(String, crate::exec::seal::Staged, Option<String>), crate::exec::ExecError> {
+    let test_rel = checked_rel_path(&req.test.rel_path)?;
+    let mut staged = crate::exec::seal::Staged::default();
+    staged
+        .files
+        .insert(test_rel.clone(), req.test.content.clone().into_bytes());
+    for f in &req.overrides {
+        staged.files.insert(
+            checked_rel_path(&f.rel_path)?,
+            f.content.clone().into_bytes(),
+        );
+    }
+    for rel in &req.removed {
+        staged.removed.insert(checked_rel_path(rel)?);
+    }
+    let traced = req.trace.as_deref().map(checked_rel_path).transpose()?;
+    if traced.is_some() {
+        // The tracer is a pytest plugin that exists in this run's copy only.
+        staged
+            .files
+            .insert(TRACE_PLUGIN.to_string(), LINE_TRACER.as_bytes().to_vec());
+    }
+    Ok((test_rel, staged, traced))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_and_environment_point_into_the_run_directory() {
+        let dirs = RunDirs {
+            copy: "/testbed".into(),
+            scratch: "/tmp/evootter".into(),
+        };
+        let args = pytest_args(&dirs, "tests/test_x.py", true);
+        assert_eq!(&args[..4], ["-B", "-m", "pytest", "tests/test_x.py"]);
+        assert!(args.contains(&"--basetemp=/tmp/evootter/run/basetemp".to_owned()));
+        assert!(args.contains(&"--junitxml=/tmp/evootter/run/junit.xml".to_owned()));
+        assert_eq!(args[args.len() - 2..], ["-p", "evootter_line_trace"]);
+        let env: BTreeMap<_, _> =
+            environment(&dirs, &["src".into(), ".".into()], None, Some("pkg/m.py"))
+                .into_iter()
+                .collect();
+        assert_eq!(env["PYTHONPATH"], "/testbed:/testbed/src");
+        assert_eq!(env["HOME"], "/tmp/evootter/run/home");
+        assert_eq!(env["TMPDIR"], "/tmp/evootter/run/tmp");
+        assert_eq!(env["EVOOTTER_TRACE_TARGET"], "/testbed/pkg/m.py");
+        assert!(!env.contains_key("PYTHONUSERBASE"));
+    }
+
+    #[test]
+    fn log_buffer_keeps_the_cap_and_says_what_it_dropped() {
+        let mut b = LogBuffer::default();
+        b.push(&vec![b'x'; MAX_LOG_BYTES - 1]);
+        b.push(b"abc");
+        let out = b.finish();
+        assert!(out.ends_with(b"log truncated: 2 more bytes dropped\n"));
+    }
+}

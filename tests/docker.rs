@@ -1,0 +1,635 @@
+//! The Docker backend against a real daemon and the image `EVOOTTER_TEST_IMAGE` (default
+//! `evootter-python:bookworm`, built by `.ci/docker`): the same results as the local backend
+//! on every example, sealed and reaped containers, timeouts, leftovers of killed runs, a
+//! second host that fails mid-run, and errors that say what to do. Without a daemon or the
+//! image the tests fail under CI and print SKIPPED elsewhere.
+
+mod common;
+use common::*;
+use evootter::exec::{
+    DockerConfig, DockerExecutor, ExecRequest, ExecResult, Executor, FileOverride, LocalConfig,
+    LocalExecutor, Outcome, Wanted,
+};
+use evootter::instance::Instance;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `kill_all_running` ends every run in the process: that test runs alone, the others share.
+static GATE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+fn image() -> String {
+    std::env::var("EVOOTTER_TEST_IMAGE").unwrap_or_else(|_| "evootter-python:bookworm".into())
+}
+
+/// Whether the daemon and the image are there; under CI their absence fails the test.
+fn docker_ready() -> bool {
+    let problem = match Command::new("docker")
+        .args(["image", "inspect", "--format", "{{.Id}}", &image()])
+        .output()
+    {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => format!(
+            "no Docker daemon or no image {}: {}",
+            image(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => format!("no docker command: {e}"),
+    };
+    if std::env::var_os("CI").is_some() {
+        panic!("{problem}; run `bash .ci/docker` first");
+    }
+    eprintln!("SKIPPED: {problem} (run `bash .ci/docker`)");
+    false
+}
+
+fn docker_cfg(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> DockerConfig {
+    DockerConfig {
+        image: image(),
+        jobs,
+        pythonpath,
+        repo: repo.to_path_buf(),
+        ..Default::default()
+    }
+}
+
+fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
+    LocalExecutor::new(LocalConfig {
+        repo: repo.to_path_buf(),
+        python: "/usr/bin/python3".into(),
+        pythonpath,
+        jobs,
+        isolation: Wanted::default(),
+    })
+    .unwrap()
+}
+
+fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
+    ExecRequest {
+        test: FileOverride {
+            rel_path: rel.into(),
+            content: content.into(),
+        },
+        overrides: vec![],
+        removed: vec![],
+        timeout,
+        trace: None,
+    }
+}
+
+/// Runs every request at once (the executor queues them on its workers), in order.
+async fn run_all(exec: Arc<dyn Executor>, requests: &[ExecRequest]) -> Vec<ExecResult> {
+    let handles: Vec<_> = requests
+        .iter()
+        .cloned()
+        .map(|r| {
+            let exec = exec.clone();
+            tokio::spawn(async move { exec.run(r).await })
+        })
+        .collect();
+    let mut out = vec![];
+    for h in handles {
+        out.push(h.await.unwrap().unwrap());
+    }
+    out
+}
+
+fn summary(r: &ExecResult) -> (String, String, String) {
+    (
+        format!("{:?}", r.outcome),
+        r.normalized_log.clone(),
+        format!("{:?}", r.status_map),
+    )
+}
+
+/// The processes in a container other than pid 1, each as `pid comm state`.
+fn container_processes(container: &str) -> Vec<String> {
+    let out = Command::new("docker")
+        .args(["exec", container, "sh", "-c"])
+        .arg(
+            "for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" = 1 ] || [ \"$p\" = \"$$\" ] || \
+             echo \"$p $(cat /proc/$p/comm) $(grep State /proc/$p/status)\"; done",
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn containers_with_label(host: Option<&str>, label: &str) -> Vec<String> {
+    let mut cmd = Command::new("docker");
+    if let Some(h) = host {
+        cmd.args(["-H", h]);
+    }
+    let out = cmd
+        .args(["ps", "-aq", "--filter", &format!("label={label}")])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn docker_and_local_runs_log_the_same_on_every_example() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let (mut local_time, mut docker_time, mut runs) = (Duration::ZERO, Duration::ZERO, 0);
+    for ex in examples() {
+        let inst = Instance::load(&ex).unwrap();
+        let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
+        let mut variants = vec![vec![]];
+        // Mutants of different files where the pool has them.
+        let mut files = vec![];
+        for m in &pool.mutants {
+            if variants.len() == 3 {
+                break;
+            }
+            if files.contains(&m.file) && pool.mutants.iter().any(|o| !files.contains(&o.file)) {
+                continue;
+            }
+            let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
+            files.push(m.file.clone());
+            variants.push(vec![FileOverride {
+                rel_path: m.file.clone(),
+                content: m.apply(&original),
+            }]);
+        }
+        let dir = inst.initial_tests.clone().unwrap();
+        let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "py"))
+            .collect();
+        tests.sort();
+        let test_dir = inst.test_dir.clone().unwrap_or_else(|| "tests".into());
+        let mut requests = vec![];
+        for t in &tests {
+            for overrides in &variants {
+                let mut r = request(
+                    &format!("{test_dir}/{}", t.file_name().unwrap().to_string_lossy()),
+                    &std::fs::read_to_string(t).unwrap(),
+                    Duration::from_secs(60),
+                );
+                r.overrides = overrides.clone();
+                requests.push(r);
+            }
+        }
+        let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
+
+        let started = Instant::now();
+        let l = Arc::new(local(&inst.repo, pythonpath.clone(), 2));
+        let expected = run_all(l.clone(), &requests).await;
+        local_time += started.elapsed();
+
+        let started = Instant::now();
+        let d = Arc::new(
+            DockerExecutor::new(docker_cfg(&inst.repo, pythonpath, 2))
+                .await
+                .unwrap(),
+        );
+        let setup = started.elapsed();
+        let got = run_all(d.clone(), &requests).await;
+        docker_time += started.elapsed() - setup;
+        runs += requests.len();
+        println!(
+            "{}: {} runs; docker setup {:.2} s; {}",
+            inst.name,
+            requests.len(),
+            setup.as_secs_f64(),
+            d.describe()
+        );
+        for (i, (a, b)) in expected.iter().zip(&got).enumerate() {
+            assert!(
+                a.changed.is_empty() && b.changed.is_empty(),
+                "{}",
+                b.raw_log
+            );
+            assert_eq!(
+                summary(a),
+                summary(b),
+                "{}: request {i} ({}, {} overrides) differs between\n  {}\nand\n  {}\n--- \
+                 docker raw log\n{}",
+                ex.display(),
+                requests[i].test.rel_path,
+                requests[i].overrides.len(),
+                l.describe(),
+                d.describe(),
+                b.raw_log
+            );
+        }
+        d.shutdown().await;
+    }
+    println!(
+        "per execution, 2 workers each: local {:.0} ms, docker {:.0} ms ({runs} runs)",
+        local_time.as_secs_f64() * 1000.0 / runs as f64,
+        docker_time.as_secs_f64() * 1000.0 / runs as f64
+    );
+}
+
+/// Rewrites a module, deletes one, chmods a directory, creates files and a directory.
+const VANDAL: &str = r#"import os
+
+def test_vandal():
+    open("calc/ops.py", "w").write("raise SystemExit('vandalized')\n")
+    os.remove("calc/__init__.py")
+    os.makedirs("junk/deep")
+    open("junk/deep/x.txt", "w").write("x")
+    open("tests/out.txt", "w").write("x")
+    os.chmod("tests", 0o700)
+    assert False, "vandalized"
+"#;
+
+const CLAMP_TEST: &str =
+    "from calc.ops import clamp\n\ndef test_clamp():\n    assert clamp(15, 0, 10) == 10\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let pp = vec![".".to_owned()];
+    let l = local(&repo, pp.clone(), 1);
+    let d = DockerExecutor::new(docker_cfg(&repo, pp, 1)).await.unwrap();
+    let t = Duration::from_secs(30);
+    let clean = request("tests/test_clamp.py", CLAMP_TEST, t);
+    let vandal = request("tests/test_vandal.py", VANDAL, t);
+
+    let before = d.run(clean.clone()).await.unwrap();
+    let l_vandal = l.run(vandal.clone()).await.unwrap();
+    let d_vandal = d.run(vandal.clone()).await.unwrap();
+    assert_eq!(d_vandal.outcome, Outcome::Failed, "{}", d_vandal.raw_log);
+    assert_eq!(
+        d_vandal.changed,
+        [
+            "created junk/",
+            "created tests/out.txt",
+            "deleted calc/__init__.py",
+            "modified calc/ops.py",
+            "modified tests/",
+        ]
+    );
+    assert_eq!(d_vandal.changed, l_vandal.changed);
+    assert_eq!(summary(&d_vandal), summary(&l_vandal));
+    assert!(
+        d_vandal
+            .raw_log
+            .contains("this run changed its working copy (undone before the next run)"),
+        "{}",
+        d_vandal.raw_log
+    );
+    // Twice: the record of what was put back must hold for the run after too.
+    for _ in 0..2 {
+        let after = d.run(clean.clone()).await.unwrap();
+        assert_eq!(summary(&after), summary(&before), "{}", after.raw_log);
+        assert!(after.changed.is_empty(), "{:?}", after.changed);
+        let again = d.run(vandal.clone()).await.unwrap();
+        assert_eq!(again.changed, d_vandal.changed);
+    }
+    // Traced runs trace in the container too.
+    let mut traced = clean.clone();
+    traced.trace = Some("calc/ops.py".into());
+    let (lt, dt) = (
+        l.run(traced.clone()).await.unwrap(),
+        d.run(traced).await.unwrap(),
+    );
+    assert!(lt.trace.as_ref().is_some_and(|t| !t.is_empty()), "{lt:?}");
+    assert_eq!(dt.trace, lt.trace);
+    assert_eq!(summary(&dt), summary(&before));
+    assert!(dt.changed.is_empty(), "{:?}", dt.changed);
+    // A mutant and a removed file are put back too.
+    let mut mutant = clean.clone();
+    mutant.overrides = vec![FileOverride {
+        rel_path: "calc/ops.py".into(),
+        content: "def clamp(x, lo, hi):\n    return x\n".into(),
+    }];
+    mutant.removed = vec!["calc/__init__.py".into()];
+    let m = d.run(mutant).await.unwrap();
+    assert!(m.changed.is_empty(), "{:?}", m.changed);
+    let after = d.run(clean.clone()).await.unwrap();
+    assert_eq!(summary(&after), summary(&before), "{}", after.raw_log);
+    d.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let d = DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 1))
+        .await
+        .unwrap();
+    let hang = "import subprocess, time\n\ndef test_hang():\n    subprocess.Popen(['setsid', 'sleep', '600'])\n    subprocess.Popen(['sh', '-c', 'sleep 700 & sleep 800'])\n    print('started', flush=True)\n    time.sleep(600)\n";
+    let started = Instant::now();
+    let r = d
+        .run(request("tests/test_hang.py", hang, Duration::from_secs(3)))
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(r.outcome, Outcome::Timeout);
+    assert!(
+        r.raw_log.contains(evootter::exec::local::TIMEOUT_MARKER),
+        "{}",
+        r.raw_log
+    );
+    println!("a 3 s timeout returned after {:.2} s", took.as_secs_f64());
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+    let (_, container) = d.container(0).await.unwrap();
+    assert_eq!(container_processes(&container), Vec::<String>::new());
+    // And the worker still runs tests, in a fresh container if its own died.
+    let killed = Command::new("docker")
+        .args(["kill", &container])
+        .output()
+        .unwrap();
+    assert!(killed.status.success(), "{}", text(&killed));
+    let ok = d
+        .run(request(
+            "tests/test_clamp.py",
+            CLAMP_TEST,
+            Duration::from_secs(30),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
+    assert_ne!(d.container(0).await.unwrap().1, container);
+    d.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn containers_of_killed_runs_are_removed_and_shutdown_removes_its_own() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let hostname = String::from_utf8(Command::new("hostname").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_owned();
+    let leftover = Command::new("docker")
+        .args(["run", "-d", "--network", "none"])
+        .args(["--label", "evootter=1"])
+        .args(["--label", &format!("evootter.owner={hostname}:99999999")])
+        .args(["--label", "evootter.started=0"])
+        .args([&image(), "sleep", "infinity"])
+        .output()
+        .unwrap();
+    assert!(leftover.status.success(), "{}", text(&leftover));
+    let leftover = String::from_utf8_lossy(&leftover.stdout).trim().to_owned();
+
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let d = DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 2))
+        .await
+        .unwrap();
+    let gone = Command::new("docker")
+        .args(["inspect", &leftover])
+        .output()
+        .unwrap();
+    assert!(
+        !gone.status.success(),
+        "the leftover container is still there"
+    );
+    let owner = d.label();
+    assert_eq!(containers_with_label(None, &owner).len(), 2);
+    d.shutdown().await;
+    assert_eq!(containers_with_label(None, &owner), Vec::<String>::new());
+
+    // Dropped without a shutdown: removed all the same.
+    let d = DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 1))
+        .await
+        .unwrap();
+    let owner = d.label();
+    drop(d);
+    assert_eq!(containers_with_label(None, &owner), Vec::<String>::new());
+}
+
+const D2: &str = "/tmp/evootter-d2";
+const D2_SOCK: &str = "unix:///tmp/evootter-d2.sock";
+
+/// A second Docker daemon on this machine, with the test image; stopped and removed on drop.
+struct SecondDaemon {
+    child: std::process::Child,
+}
+
+impl SecondDaemon {
+    fn start() -> Self {
+        let _ = std::fs::remove_dir_all(D2);
+        let _ = std::fs::remove_file("/tmp/evootter-d2.sock");
+        std::fs::create_dir_all(D2).unwrap();
+        let log = std::fs::File::create(format!("{D2}.log")).unwrap();
+        let child = Command::new("dockerd")
+            .args(["--host", D2_SOCK])
+            .args(["--data-root", &format!("{D2}/data")])
+            .args(["--exec-root", &format!("{D2}/exec")])
+            .args(["--pidfile", &format!("{D2}/pid")])
+            .args(["--bridge", "none", "--iptables=false"])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let d = Self { child };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !Command::new("docker")
+            .args(["-H", D2_SOCK, "info"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the second dockerd did not start"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let copied = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "docker save {} | docker -H {D2_SOCK} load",
+                image()
+            ))
+            .output()
+            .unwrap();
+        assert!(copied.status.success(), "{}", text(&copied));
+        d
+    }
+
+    /// Stops the daemon the way `systemctl stop docker` does, and waits for it.
+    fn stop(&mut self) {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our unreaped child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for SecondDaemon {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            self.stop();
+        }
+        let _ = std::fs::remove_dir_all(D2);
+        let _ = std::fs::remove_file("/tmp/evootter-d2.sock");
+        let _ = std::fs::remove_file(format!("{D2}.log"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_that_fails_mid_run_loses_no_execution() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let mut d2 = SecondDaemon::start();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let first =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    let mut cfg = docker_cfg(&repo, vec![".".into()], 4);
+    cfg.hosts = vec![first.clone(), D2_SOCK.into()];
+    let d = Arc::new(DockerExecutor::new(cfg).await.unwrap());
+    assert!(d.describe().contains(D2_SOCK), "{}", d.describe());
+    assert_eq!(containers_with_label(Some(D2_SOCK), &d.label()).len(), 2);
+
+    let slow = "import time\nfrom calc.ops import clamp\n\ndef test_clamp():\n    time.sleep(0.5)\n    assert clamp(15, 0, 10) == 10\n";
+    let requests: Vec<ExecRequest> = (0..12)
+        .map(|i| {
+            request(
+                &format!("tests/test_c{i}.py"),
+                slow,
+                Duration::from_secs(30),
+            )
+        })
+        .collect();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let handles: Vec<_> = requests
+        .iter()
+        .cloned()
+        .map(|r| {
+            let d = d.clone();
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let out = d.run(r).await;
+                let _ = tx.send(());
+                out
+            })
+        })
+        .collect();
+    // Some are done, the rest queued or running on both hosts: the second one goes.
+    rx.recv().await;
+    rx.recv().await;
+    tokio::task::spawn_blocking(move || {
+        d2.stop();
+        d2
+    })
+    .await
+    .map(drop)
+    .unwrap();
+    for h in handles {
+        let r = h.await.unwrap().unwrap();
+        assert_eq!(r.outcome, Outcome::Failed, "{}", r.raw_log);
+        assert!(
+            r.normalized_log.contains("assert <N> == <N>"),
+            "{}",
+            r.normalized_log
+        );
+    }
+    let notes = d.notes();
+    println!("notes: {notes:?}");
+    assert!(
+        notes.iter().any(
+            |n| n.contains(&format!("docker host {D2_SOCK} failed mid-run"))
+                && n.contains(&format!("its executions moved to {first}"))
+        ),
+        "{notes:?}"
+    );
+    d.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_host_and_a_missing_image_say_what_to_do() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let mut cfg = docker_cfg(&repo, vec![".".into()], 1);
+    cfg.hosts = vec!["unix:///tmp/evootter-no-daemon.sock".into()];
+    let err = DockerExecutor::new(cfg).await.err().unwrap().to_string();
+    println!("{err}");
+    assert!(
+        err.starts_with("cannot reach the Docker daemon at unix:///tmp/evootter-no-daemon.sock: ")
+            && err.ends_with(
+                "start it (dockerd, or systemctl start docker) or set DOCKER_HOST / --docker-host"
+            ),
+        "{err}"
+    );
+    let mut cfg = docker_cfg(&repo, vec![".".into()], 1);
+    cfg.image = "evootter-missing:none".into();
+    let err = DockerExecutor::new(cfg).await.err().unwrap().to_string();
+    let host =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    assert_eq!(
+        err,
+        format!(
+            "image evootter-missing:none is not on {host}: load it (docker load -i FILE) or \
+             pull it (docker pull evootter-missing:none); evootter never pulls"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_ends_the_runs_in_containers() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.write().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let d = Arc::new(
+        DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 1))
+            .await
+            .unwrap(),
+    );
+    let hang =
+        "import time\n\ndef test_hang():\n    print('started', flush=True)\n    time.sleep(600)\n";
+    let started = Instant::now();
+    let run = {
+        let d = d.clone();
+        tokio::spawn(async move {
+            d.run(request("tests/test_hang.py", hang, Duration::from_secs(60)))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    tokio::task::spawn_blocking(evootter::exec::kill_all_running)
+        .await
+        .unwrap();
+    let r = run.await.unwrap().unwrap();
+    assert_ne!(r.outcome, Outcome::Timeout, "{}", r.raw_log);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let (_, container) = d.container(0).await.unwrap();
+    assert_eq!(container_processes(&container), Vec::<String>::new());
+    d.shutdown().await;
+}
