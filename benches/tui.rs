@@ -76,6 +76,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         llm_reasoning: None,
         llm_retries: None,
         sandbox: true,
+        docker: None,
     };
     let inputs = Inputs {
         repo,

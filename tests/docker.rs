@@ -5,6 +5,7 @@
 //! image the tests fail under CI and print SKIPPED elsewhere.
 
 mod common;
+use common::bench_rows::{mirror, row};
 use common::*;
 use evootter::exec::{
     DockerConfig, DockerExecutor, ExecRequest, ExecResult, Executor, FileOverride, LocalConfig,
@@ -420,6 +421,8 @@ async fn containers_of_killed_runs_are_removed_and_shutdown_removes_its_own() {
 
 const D2: &str = "/tmp/evootter-d2";
 const D2_SOCK: &str = "unix:///tmp/evootter-d2.sock";
+/// The same daemon over TCP, as a remote host is reached.
+const D2_TCP: &str = "tcp://127.0.0.1:23750";
 
 /// A second Docker daemon on this machine, with the test image; stopped and removed on drop.
 struct SecondDaemon {
@@ -433,7 +436,7 @@ impl SecondDaemon {
         std::fs::create_dir_all(D2).unwrap();
         let log = std::fs::File::create(format!("{D2}.log")).unwrap();
         let child = Command::new("dockerd")
-            .args(["--host", D2_SOCK])
+            .args(["--host", D2_SOCK, "--host", D2_TCP, "--tls=false"])
             .args(["--data-root", &format!("{D2}/data")])
             .args(["--exec-root", &format!("{D2}/exec")])
             .args(["--pidfile", &format!("{D2}/pid")])
@@ -632,4 +635,318 @@ async fn ctrl_c_ends_the_runs_in_containers() {
     let (_, container) = d.container(0).await.unwrap();
     assert_eq!(container_processes(&container), Vec::<String>::new());
     d.shutdown().await;
+}
+
+/// What a finished session decided, without what differs between machines (timings, pids,
+/// paths, raw logs that name the interpreter): every generation's ranking and cut, the final
+/// test, the F2P evaluation, and every execution's outcome and normalized log.
+fn decisions(session: &Path) -> serde_json::Value {
+    let s = read_json(session);
+    let executions: serde_json::Map<String, serde_json::Value> = s["executions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, e)| {
+            (
+                k.clone(),
+                serde_json::json!([e["outcome"], e["normalized_log"], e["status_map"]]),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "generations": s["generations"],
+        "final_test": s["final_test"],
+        "evaluation": s["evaluation"],
+        "executions": executions,
+    })
+}
+
+/// `run --backend docker` is the same run as a local one: the same executions, kill
+/// matrices, cuts and final test, on the demo instance's full workflow.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_in_docker_decides_what_the_same_run_here_decides() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path, backend: &[&str]| {
+        let o = bin()
+            .args([
+                "run",
+                "--instance",
+                "examples/envconf_errors",
+                "--jobs",
+                "2",
+            ])
+            .args(backend)
+            .arg("--out")
+            .arg(out)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{backend:?}: {}", text(&o));
+        o
+    };
+    let here = dir.path().join("here");
+    let there = dir.path().join("there");
+    run(&here, &["--python", "/usr/bin/python3"]);
+    let o = run(&there, &["--backend", "docker", "--image", &image()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("image {}, python 3.", image())),
+        "{err}"
+    );
+    let a = decisions(&here.join("session.json"));
+    let b = decisions(&there.join("session.json"));
+    assert!(a["executions"].as_object().unwrap().len() > 50, "{a:#}");
+    assert_eq!(a, b, "local and docker runs decided differently");
+    let s = read_json(&there.join("session.json"));
+    assert_eq!(s["config"]["docker"]["image"], image().as_str());
+    assert_eq!(s["config"]["docker"]["workdir"], "/testbed");
+    assert!(s["final_test"].is_string());
+    assert_eq!(
+        std::fs::read(here.join("final.patch")).unwrap(),
+        std::fs::read(there.join("final.patch")).unwrap()
+    );
+}
+
+/// A batch in Docker: a row's own `image` wins, the others get the `{id}` template with
+/// SWE-bench's `__` -> `_1776_`; `--validate` and the coverage runs happen in the same
+/// images; an instance whose image is missing is an error that says what to do, and the
+/// others are scored.
+#[test]
+fn a_batch_runs_each_instance_in_its_own_image() {
+    if !docker_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let pid = std::process::id();
+    let own = format!("evootter-row-image:{pid}");
+    let templated = format!("evootter-bench-{pid}.evootter_1776_pagekit_orphans-1");
+    let tag = |name: &str| {
+        let o = Command::new("docker")
+            .args(["tag", &image(), name])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    tag(&own);
+    tag(&templated);
+    let mut lines = vec![];
+    for name in ["envconf_errors", "pagekit_orphans"] {
+        let ex = root().join("examples").join(name);
+        let commit = mirror(&ex, &repos);
+        let mut r = row(&ex, &commit);
+        if name == "envconf_errors" {
+            r["image"] = own.clone().into();
+        }
+        lines.push(r.to_string());
+        if name == "pagekit_orphans" {
+            r["instance_id"] = "evootter__imageless-1".into();
+            lines.push(r.to_string());
+        }
+    }
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("batch");
+    let o = bin()
+        .args(["bench", "--parallel", "2", "--validate", "--jobs", "1"])
+        .args(["--backend", "docker", "--image"])
+        .arg(format!("evootter-bench-{pid}.{{id}}"))
+        .arg("--instances")
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    for name in [&own, &templated] {
+        let _ = Command::new("docker").args(["rmi", name]).output();
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "one row is an error: {}",
+        text(&o)
+    );
+    for (id, image) in [
+        ("evootter__envconf_errors-1", own.as_str()),
+        ("evootter__pagekit_orphans-1", templated.as_str()),
+    ] {
+        let rec = read_json(&out.join(id).join("instance.json"));
+        assert_eq!(rec["status"], "done", "{id}: {rec:#}\n{err}");
+        assert_eq!(rec["score"]["tdd"], true, "{id}: {rec:#}");
+        assert!(rec["score"]["coverage"].as_f64().unwrap() > 0.0, "{rec:#}");
+        let s = read_json(&out.join(id).join("session.json"));
+        assert_eq!(s["config"]["docker"]["image"], image, "{id}");
+    }
+    let missing = format!("evootter-bench-{pid}.evootter_1776_imageless-1");
+    assert!(
+        err.contains(&format!(
+            "evootter__imageless-1: error: image {missing} is not on "
+        )) && err.contains("docker load -i FILE"),
+        "{err}"
+    );
+}
+
+/// Docker options that cannot work are refused before anything is created.
+#[test]
+fn docker_options_are_checked_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--backend", "docker"],
+            "--backend docker needs --image NAME",
+        ),
+        (
+            &[
+                "--backend",
+                "docker",
+                "--image",
+                "x",
+                "--docker-memory",
+                "lots",
+            ],
+            "--docker-memory lots is not a size; write e.g. 2g, 512m",
+        ),
+        (
+            &[
+                "--backend",
+                "docker",
+                "--image",
+                "x",
+                "--python",
+                "/usr/bin/python3",
+            ],
+            "--python names a local interpreter; with --backend docker",
+        ),
+        (
+            &[
+                "--backend",
+                "docker",
+                "--image",
+                "x",
+                "--docker-workdir",
+                "testbed",
+            ],
+            "--docker-workdir testbed must be an absolute path",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = bin()
+            .args(["run", "--instance", "examples/envconf_errors"])
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(want), "{args:?}: {}", text(&o));
+        assert!(!out.exists(), "{args:?} created {}", out.display());
+    }
+}
+
+/// A batch spread over two Docker hosts, the second one reached over TCP (each instance
+/// starts on a different one): the second host stops while both instances run on it; nothing is lost, both are scored, and the batch
+/// says where the executions went.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_loses_nothing_when_one_of_its_hosts_stops() {
+    if !docker_ready() {
+        return;
+    }
+    // The second daemon's socket is shared with the executor-level failover test.
+    let _gate = GATE.write().await;
+    let mut d2 = tokio::task::spawn_blocking(SecondDaemon::start)
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let chosen = ["envconf_errors", "pagekit_orphans"];
+    let mut lines = vec![];
+    for name in chosen {
+        let ex = root().join("examples").join(name);
+        let commit = mirror(&ex, &repos);
+        lines.push(row(&ex, &commit).to_string());
+    }
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("batch");
+    let first =
+        std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
+    let child = bin()
+        .args(["bench", "--parallel", "2", "--jobs", "2"])
+        .args(["--backend", "docker", "--image", &image()])
+        .args(["--docker-host", &first, "--docker-host", D2_TCP])
+        .arg("--instances")
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both instances have containers on the second host and are executing: it goes.
+    let executions = |id: &str| -> usize {
+        std::fs::read(out.join(id).join("session.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v["executions"].as_object().map(|o| o.len()))
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while !chosen
+        .iter()
+        .all(|n| executions(&format!("evootter__{n}-1")) >= 8)
+    {
+        assert!(Instant::now() < deadline, "the batch did not get going");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let d2 = tokio::task::spawn_blocking(move || {
+        d2.stop();
+        d2
+    })
+    .await
+    .unwrap();
+    let o = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    drop(d2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}", text(&o));
+    for name in chosen {
+        let id = format!("evootter__{name}-1");
+        let rec = read_json(&out.join(&id).join("instance.json"));
+        assert_eq!(rec["status"], "done", "{id}: {rec:#}\n{err}");
+        assert_eq!(rec["score"]["tdd"], true, "{id}: {rec:#}");
+        let moved = format!("docker host {D2_TCP} failed mid-run");
+        assert!(
+            rec["notes"]
+                .as_array()
+                .is_some_and(|n| n.iter().any(|n| n.as_str().unwrap().contains(&moved))),
+            "{id}: {rec:#}"
+        );
+        let s = read_json(&out.join(&id).join("session.json"));
+        assert!(
+            s["notes"].to_string().contains(&moved),
+            "{id}: {:#}",
+            s["notes"]
+        );
+    }
+    assert!(
+        err.matches(&format!("note: docker host {D2_TCP} failed mid-run"))
+            .count()
+            >= 2,
+        "{err}"
+    );
 }

@@ -56,6 +56,7 @@ fn config() -> RunConfig {
         llm_reasoning: None,
         llm_retries: None,
         sandbox: true,
+        docker: None,
     }
 }
 

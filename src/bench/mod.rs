@@ -11,7 +11,7 @@ pub mod score;
 pub mod summary;
 
 use crate::engine::SessionDoc;
-use crate::exec::{self, ExecRequest, Executor};
+use crate::exec::{self, ExecRequest};
 use crate::outdir::{Intent, OutDir};
 use crate::workbench::{self, Command, Ending, Options, RunRequest, Workbench};
 use instances::Row;
@@ -122,12 +122,13 @@ pub async fn run(
             let t0 = Instant::now();
             let dir = b.out.join(&id);
             let mut record = match row {
-                Ok(row) => run_one(&b, &row, &dir).await,
+                Ok(row) => run_one(&b, i, &row, &dir).await,
                 Err(bad) => InstanceRecord {
                     instance_id: id.clone(),
                     status: Status::Error { error: bad.error },
                     score: None,
                     seconds: 0.0,
+                    notes: vec![],
                 },
             };
             if record.seconds == 0.0 && !matches!(record.status, Status::Done) {
@@ -203,13 +204,14 @@ fn work_dir(b: &Batch, id: &str) -> PathBuf {
     b.out.join(".work").join(id)
 }
 
-async fn run_one(b: &Batch, row: &Row, dir: &Path) -> InstanceRecord {
+async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceRecord {
     let id = row.instance_id.clone();
     let error = |e: String| InstanceRecord {
         instance_id: id.clone(),
         status: Status::Error { error: e },
         score: None,
         seconds: 0.0,
+        notes: vec![],
     };
     // Already finished by an earlier batch: nothing runs again.
     if let Ok(b) = std::fs::read(dir.join("instance.json"))
@@ -256,6 +258,19 @@ async fn run_one(b: &Batch, row: &Row, dir: &Path) -> InstanceRecord {
     if let Some(pp) = &row.pythonpath {
         req.pythonpath = pp.clone();
     }
+    // Instances start on different hosts, so a batch is spread over all of them; each
+    // instance still has every host to fail over to.
+    if !req.docker_hosts.is_empty() {
+        let n = req.docker_hosts.len();
+        req.docker_hosts.rotate_left(index % n);
+    }
+    // A row's own image wins over the batch's template.
+    if req.backend == crate::engine::Backend::Docker {
+        req.image = row
+            .image
+            .clone()
+            .or_else(|| req.image.as_deref().map(|t| workbench::image_for(t, &id)));
+    }
     if let Some(td) = &row.test_dir {
         req.test_dir = Some(td.clone());
     }
@@ -269,6 +284,7 @@ async fn run_one(b: &Batch, row: &Row, dir: &Path) -> InstanceRecord {
                     status: Status::Unsound { reason },
                     score: None,
                     seconds: 0.0,
+                    notes: vec![],
                 };
             }
             Err(e) => return error(e),
@@ -316,21 +332,13 @@ async fn run_one(b: &Batch, row: &Row, dir: &Path) -> InstanceRecord {
         status: Status::Done,
         score: Some(score),
         seconds: doc.timings.wall_seconds,
+        notes: doc
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("docker host "))
+            .cloned()
+            .collect(),
     }
-}
-
-/// An executor for the extra runs of scoring and validation, like the session's.
-fn executor_for(doc: &SessionDoc) -> Result<exec::LocalExecutor, exec::ExecError> {
-    exec::LocalExecutor::new(exec::LocalConfig {
-        repo: doc.inputs.repo.clone(),
-        python: PathBuf::from(&doc.config.python),
-        pythonpath: doc.config.pythonpath.clone(),
-        jobs: 1,
-        isolation: exec::Wanted {
-            sandbox: doc.config.sandbox,
-            namespaces: true,
-        },
-    })
 }
 
 /// The lines of each file the golden patch changes that the final test runs on the fixed code.
@@ -348,7 +356,9 @@ async fn coverage_runs(
     }
     let golden =
         crate::eval::golden_files(&doc.inputs.repo, patch_path).map_err(|e| e.to_string())?;
-    let ex = executor_for(doc).map_err(|e| e.to_string())?;
+    let ex = workbench::executor_for(doc, 1)
+        .await
+        .map_err(|e| e.to_string())?;
     let c = &doc.tests[t];
     for file in changed.keys() {
         let mut req = golden.request(
@@ -379,22 +389,29 @@ async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<Str
     let tests = crate::eval::golden_files(&repo, &test_patch).map_err(|e| e.to_string())?;
     let golden =
         crate::eval::golden_files(&repo, &work.join("golden.patch")).map_err(|e| e.to_string())?;
-    let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
     let pythonpath = if req.pythonpath.is_empty() {
         crate::engine::setup::default_pythonpath(&repo)
     } else {
         req.pythonpath.clone()
     };
-    let ex = exec::LocalExecutor::new(exec::LocalConfig {
-        repo: repo.clone(),
-        python: python.path,
-        pythonpath,
-        jobs: 1,
-        isolation: exec::Wanted {
-            sandbox: !req.no_sandbox,
-            namespaces: true,
-        },
-    })
+    let ex = match req.backend {
+        crate::engine::Backend::Local => {
+            let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
+            workbench::build_executor(
+                &repo,
+                &python.path.display().to_string(),
+                &pythonpath,
+                !req.no_sandbox,
+                None,
+                1,
+            )
+            .await
+        }
+        crate::engine::Backend::Docker => {
+            let d = workbench::docker_settings(req, None).map_err(|e| e.to_string())?;
+            workbench::build_executor(&repo, &d.python, &pythonpath, false, Some(&d), 1).await
+        }
+    }
     .map_err(|e| e.to_string())?;
     // Each test file the developer's patch touches, run on its own, before and after the fix.
     let files: std::collections::BTreeSet<&str> = row

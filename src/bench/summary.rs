@@ -31,6 +31,10 @@ pub struct InstanceRecord {
     /// Seconds this batch spent on it (0 when an earlier batch had finished it).
     #[serde(default)]
     pub seconds: f64,
+    /// What the user should hear about this instance's run: a Docker host that failed and
+    /// where its executions went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -126,6 +126,9 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                             l.as_secs_f64()
                         ))
                     );
+                    for n in &record.notes {
+                        eprintln!("  note: {n}");
+                    }
                 }
             }
         }

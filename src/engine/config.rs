@@ -166,7 +166,44 @@ pub struct RunConfig {
     /// and a private home (`--no-sandbox` turns it off).
     #[serde(default = "yes")]
     pub sandbox: bool,
+    /// Where pytest runs: on this machine, or in Docker containers (`docker`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docker: Option<DockerSettings>,
 }
+
+/// The Docker backend's settings (`--backend docker`), kept so a resumed run uses them again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DockerSettings {
+    pub image: String,
+    /// Docker hosts; empty: `DOCKER_HOST`, or the default socket.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    pub workdir: String,
+    #[serde(default)]
+    pub activate: Option<String>,
+    pub python: String,
+    #[serde(default)]
+    pub network: bool,
+    #[serde(default)]
+    pub memory_bytes: Option<i64>,
+    #[serde(default)]
+    pub nano_cpus: Option<i64>,
+}
+
+/// Where executions run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// This machine, sealed and sandboxed (see `exec::local`).
+    #[default]
+    Local,
+    /// One long-lived container per worker.
+    Docker,
+}
+
+cli_enum!(Backend, "backend", [
+    "local" => Backend::Local,
+    "docker" => Backend::Docker,
+]);
 
 fn yes() -> bool {
     true

@@ -199,6 +199,13 @@ impl Engine {
         let name = step_name(&phase);
         *self.doc.timings.by_step.entry(name.into()).or_default() += secs;
         self.doc.timings.wall_seconds += secs;
+        // What the executor learned during the step (a Docker host that failed and where its
+        // executions went) is the user's to know, and the session's to keep.
+        for n in self.executor.notes() {
+            if !self.doc.notes.contains(&n) {
+                self.note(n);
+            }
+        }
         // Save even after a failed step: the executions it finished are kept.
         self.save()?;
         result?;

@@ -483,6 +483,7 @@ pub(crate) mod fixtures {
             llm_reasoning: None,
             llm_retries: None,
             sandbox: true,
+            docker: None,
         }
     }
 

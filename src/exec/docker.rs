@@ -260,8 +260,17 @@ impl DockerExecutor {
         };
         let hostname = this_hostname();
         let mut hosts = Vec::with_capacity(names.len());
+        // With several hosts, one that cannot be reached is left out (and the user told), as
+        // a host that fails mid-run is: the run goes on on the others.
+        let mut unreachable: Vec<(String, DockerError)> = vec![];
         for name in names {
-            let docker = connect(&name).await?;
+            let docker = match connect(&name).await {
+                Ok(d) => d,
+                Err(e) => {
+                    unreachable.push((name, e));
+                    continue;
+                }
+            };
             remove_leftovers(&docker, &hostname).await;
             match tokio::time::timeout(STEP_TIMEOUT, docker.inspect_image(&cfg.image)).await {
                 Ok(Ok(_)) => {}
@@ -276,18 +285,20 @@ impl DockerExecutor {
                     .into());
                 }
                 Ok(Err(e)) => {
-                    return Err(DockerError::Unreachable {
-                        host: name,
-                        reason: e.to_string(),
-                    }
-                    .into());
+                    let reason = e.to_string();
+                    unreachable.push((
+                        name.clone(),
+                        DockerError::Unreachable { host: name, reason },
+                    ));
+                    continue;
                 }
                 Err(_) => {
-                    return Err(DockerError::Unreachable {
-                        host: name,
-                        reason: "no answer about the image".to_owned(),
-                    }
-                    .into());
+                    let reason = "no answer about the image".to_owned();
+                    unreachable.push((
+                        name.clone(),
+                        DockerError::Unreachable { host: name, reason },
+                    ));
+                    continue;
                 }
             }
             hosts.push(Host {
@@ -295,6 +306,21 @@ impl DockerExecutor {
                 docker,
                 down: Mutex::new(None),
             });
+        }
+        if hosts.is_empty() {
+            let (_, first) = unreachable.remove(0);
+            return Err(first.into());
+        }
+        let mut notes = vec![];
+        for (name, e) in &unreachable {
+            notes.push(format!(
+                "docker host {name} left out: {e}; its share runs on {}",
+                hosts
+                    .iter()
+                    .map(|h| h.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
 
         let jobs = cfg.jobs.max(1);
@@ -309,7 +335,7 @@ impl DockerExecutor {
             repo_tar,
             python_version: String::new(),
             user_base: None,
-            notes: Mutex::new(vec![]),
+            notes: Mutex::new(notes),
             base,
             _base_dir: base_dir,
         };

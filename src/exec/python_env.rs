@@ -218,6 +218,11 @@ fn probe(python: &Path) -> Result<Probe, ExecError> {
 
 /// A path with a separator is taken as is (made absolute against the current directory, as
 /// pytest later runs elsewhere); a bare name is searched on PATH like a shell would.
+/// `program` as found on PATH, if it is there.
+pub fn locate_on_path(program: &str) -> Option<PathBuf> {
+    locate(Path::new(program), std::env::var_os("PATH").as_ref())
+}
+
 fn locate(program: &Path, path_var: Option<&OsString>) -> Option<PathBuf> {
     if program.components().count() > 1 || program.is_absolute() {
         return std::path::absolute(program)

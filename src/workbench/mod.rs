@@ -11,7 +11,9 @@
 pub mod model;
 pub mod request;
 
-pub use request::{Prepared, RequestError, RunRequest, default_jobs, resume};
+pub use request::{
+    Prepared, RequestError, RunRequest, default_jobs, docker_settings, image_for, resume,
+};
 
 use crate::engine::{
     ActError, ActKind, ActRequest, Engine, EngineError, Event, Phase, SessionDoc, report,
@@ -125,6 +127,64 @@ pub enum PairRunError {
     Exec(#[from] exec::ExecError),
 }
 
+/// The executor a session asks for, with `jobs` workers: the local backend, or one
+/// container per worker (`--backend docker`). Shared by every driver and by a batch's scoring
+/// and validation runs.
+pub async fn executor_for(
+    doc: &SessionDoc,
+    jobs: usize,
+) -> Result<Arc<dyn Executor>, exec::ExecError> {
+    let c = &doc.config;
+    build_executor(
+        &doc.inputs.repo,
+        &c.python,
+        &c.pythonpath,
+        c.sandbox,
+        c.docker.as_ref(),
+        jobs,
+    )
+    .await
+}
+
+/// `executor_for` from its parts, for runs that have no session (a batch's `--validate`).
+pub async fn build_executor(
+    repo: &std::path::Path,
+    python: &str,
+    pythonpath: &[String],
+    sandbox: bool,
+    docker: Option<&crate::engine::DockerSettings>,
+    jobs: usize,
+) -> Result<Arc<dyn Executor>, exec::ExecError> {
+    Ok(match docker {
+        None => Arc::new(exec::LocalExecutor::new(exec::LocalConfig {
+            repo: repo.to_path_buf(),
+            python: PathBuf::from(python),
+            pythonpath: pythonpath.to_vec(),
+            jobs,
+            isolation: exec::Wanted {
+                sandbox,
+                namespaces: true,
+            },
+        })?),
+        Some(d) => Arc::new(
+            exec::docker::DockerExecutor::new(exec::docker::DockerConfig {
+                image: d.image.clone(),
+                hosts: d.hosts.clone(),
+                jobs,
+                workdir: d.workdir.clone(),
+                activate: d.activate.clone(),
+                python: d.python.clone(),
+                network: d.network,
+                memory_bytes: d.memory_bytes,
+                nano_cpus: d.nano_cpus,
+                pythonpath: pythonpath.to_vec(),
+                repo: repo.to_path_buf(),
+            })
+            .await?,
+        ),
+    })
+}
+
 impl Workbench {
     /// Builds the executor (unless `opts` gives one) and the model, saves the session, and
     /// starts the engine's task, which waits for commands.
@@ -137,16 +197,7 @@ impl Workbench {
         } = p;
         let executor: Arc<dyn Executor> = match opts.executor {
             Some(e) => e,
-            None => Arc::new(exec::LocalExecutor::new(exec::LocalConfig {
-                repo: doc.inputs.repo.clone(),
-                python: PathBuf::from(&doc.config.python),
-                pythonpath: doc.config.pythonpath.clone(),
-                jobs: doc.config.jobs,
-                isolation: exec::Wanted {
-                    sandbox: doc.config.sandbox,
-                    namespaces: true,
-                },
-            })?),
+            None => executor_for(&doc, doc.config.jobs).await?,
         };
         for note in executor.notes() {
             if !doc.notes.contains(&note) {

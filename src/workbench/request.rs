@@ -4,7 +4,8 @@
 
 use crate::engine::setup::{self, SetupError};
 use crate::engine::{
-    CrossoverStrategy, FitnessRule, Inputs, Prompting, RunConfig, SelectionStrategy, SessionDoc,
+    Backend, CrossoverStrategy, DockerSettings, FitnessRule, Inputs, Prompting, RunConfig,
+    SelectionStrategy, SessionDoc,
 };
 use crate::exec;
 use crate::instance::{Instance, Start};
@@ -171,6 +172,38 @@ pub struct RunRequest {
     /// process outlives its run) stay on.
     #[arg(long)]
     pub no_sandbox: bool,
+    /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
+    /// from --image).
+    #[arg(long, default_value = "local")]
+    pub backend: crate::engine::Backend,
+    /// The Docker image the tests run in (with --backend docker); never pulled. In a batch,
+    /// `{id}` stands for the instance id, with `__` written `_1776_` as SWE-bench's images
+    /// are named (e.g. swebench/sweb.eval.x86_64.{id}); a row's own `image` wins.
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+    /// A Docker host (repeatable: workers are spread over them, and a host that fails moves
+    /// its executions to the others). Default: DOCKER_HOST, else the local socket.
+    #[arg(long = "docker-host", value_name = "URL")]
+    pub docker_hosts: Vec<String>,
+    /// Where the repository goes in the container.
+    #[arg(long, value_name = "DIR", default_value = "/testbed")]
+    pub docker_workdir: String,
+    /// A shell prefix that activates the image's environment (e.g. `source
+    /// /opt/miniconda3/bin/activate && conda activate testbed`).
+    #[arg(long, value_name = "CMD")]
+    pub docker_activate: Option<String>,
+    /// The interpreter in the image (SWE-bench images: python).
+    #[arg(long, value_name = "NAME", default_value = "python3")]
+    pub docker_python: String,
+    /// Give the containers network access (off by default).
+    #[arg(long)]
+    pub docker_network: bool,
+    /// Memory limit of each container, e.g. 2g or 512m.
+    #[arg(long, value_name = "SIZE")]
+    pub docker_memory: Option<String>,
+    /// CPU limit of each container, in cores (e.g. 1.5).
+    #[arg(long, value_name = "N")]
+    pub docker_cpus: Option<f64>,
     /// The interpreter pytest runs with: a venv with the project's dependencies. Default:
     /// python3 from PATH if it has pytest, else a venv evootter manages.
     #[arg(long, value_name = "PATH")]
@@ -404,7 +437,30 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         );
         crate::eval::golden_files(&repo, g)?;
     }
-    let pyenv = exec::resolve_python(a.python.as_deref())?;
+    let (python, docker, python_note, syntax_python) = match a.backend {
+        Backend::Local => {
+            let pyenv = exec::resolve_python(a.python.as_deref())?;
+            let path = pyenv.path.clone();
+            (
+                pyenv.path.display().to_string(),
+                None,
+                pyenv.note,
+                Some(path),
+            )
+        }
+        Backend::Docker => {
+            ensure!(
+                a.python.is_none(),
+                "--python names a local interpreter; with --backend docker the interpreter is \
+                 the image's (--docker-python, default python3)"
+            );
+            let settings = docker_settings(a, inst.as_ref().map(|i| i.name.as_str()))?;
+            // The syntax check is a courtesy: it needs a local python3, which a Docker run
+            // does not otherwise need.
+            let local = exec::python_env::locate_on_path("python3");
+            (settings.python.clone(), Some(settings), None, local)
+        }
+    };
     let pythonpath = if !a.pythonpath.is_empty() {
         a.pythonpath.clone()
     } else if let Some(pp) = inst.as_ref().and_then(|i| i.pythonpath.clone()) {
@@ -445,7 +501,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         jobs,
         timeout_secs,
         seed,
-        python: pyenv.path.display().to_string(),
+        python,
         pythonpath,
         test_dir,
         llm: llm.map(|spec| match spec.strip_prefix("scripted:") {
@@ -459,6 +515,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         llm_reasoning: a.reasoning.clone(),
         llm_retries: a.llm_retries,
         sandbox: !a.no_sandbox,
+        docker,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
@@ -482,7 +539,10 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
     for (path, text) in &candidates {
         sources.push((path.display().to_string(), text.clone()));
     }
-    let syntax = exec::python_env::syntax_errors(&pyenv.path, &sources)?;
+    let syntax = match &syntax_python {
+        Some(py) => exec::python_env::syntax_errors(py, &sources)?,
+        None => vec![],
+    };
 
     let inputs = Inputs {
         repo: abs(repo),
@@ -495,7 +555,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         repo_fingerprint: String::new(),
     };
     let mut doc = setup::new_session(inputs, config, candidates)?;
-    if let Some(note) = pyenv.note {
+    if let Some(note) = python_note {
         doc.notes.push(note);
     }
     for line in syntax {
@@ -524,4 +584,120 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
             .push(format!("reused {n} executions from {}", path.display()));
     }
     Ok((doc, out))
+}
+
+/// The image a run or a batch row uses: `{id}` in the template stands for the instance id,
+/// written as SWE-bench names its images (`__` as `_1776_`, lower case: Docker refuses upper
+/// case in repository names).
+pub fn image_for(template: &str, id: &str) -> String {
+    if !template.contains("{id}") {
+        return template.to_string();
+    }
+    template.replace("{id}", &id.replace("__", "_1776_").to_lowercase())
+}
+
+/// `--backend docker`'s options, checked: an image, a workdir that is absolute, limits that
+/// parse.
+pub fn docker_settings(a: &RunRequest, id: Option<&str>) -> Result<DockerSettings, RequestError> {
+    let template = a.image.as_deref().ok_or_else(|| {
+        invalid!(
+            "--backend docker needs --image NAME: the image the tests run in (evootter never \
+             pulls; `docker images` lists what the daemon has)"
+        )
+    })?;
+    let image = match id {
+        Some(id) => image_for(template, id),
+        None => {
+            ensure!(
+                !template.contains("{id}"),
+                "--image {template} has {{id}}, which stands for an instance id; give --instance \
+                 or name the image"
+            );
+            template.to_string()
+        }
+    };
+    ensure!(
+        a.docker_workdir.starts_with('/'),
+        "--docker-workdir {} must be an absolute path in the container (e.g. /testbed)",
+        a.docker_workdir
+    );
+    let memory_bytes = match &a.docker_memory {
+        Some(s) => Some(parse_size(s).ok_or_else(|| {
+            invalid!("--docker-memory {s} is not a size; write e.g. 2g, 512m or 1073741824")
+        })?),
+        None => None,
+    };
+    let nano_cpus = match a.docker_cpus {
+        Some(c) => {
+            ensure!(
+                c.is_finite() && c > 0.0,
+                "--docker-cpus must be a positive number of cores (got {c})"
+            );
+            Some((c * 1e9).round() as i64)
+        }
+        None => None,
+    };
+    Ok(DockerSettings {
+        image,
+        hosts: a.docker_hosts.clone(),
+        workdir: a.docker_workdir.clone(),
+        activate: a.docker_activate.clone(),
+        python: a.docker_python.clone(),
+        network: a.docker_network,
+        memory_bytes,
+        nano_cpus,
+    })
+}
+
+/// `2g`, `512m`, `64k` or a number of bytes. Docker needs at least 6 MiB; smaller is refused
+/// by the daemon with its own message.
+fn parse_size(s: &str) -> Option<i64> {
+    let s = s.trim().to_ascii_lowercase();
+    let s = s.strip_suffix('b').unwrap_or(&s);
+    let (digits, unit) = match s
+        .char_indices()
+        .find(|(_, c)| !c.is_ascii_digit() && *c != '.')
+    {
+        Some((i, _)) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    };
+    let mult: f64 = match unit {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let n: f64 = digits.parse().ok()?;
+    (n > 0.0).then_some((n * mult) as i64)
+}
+
+#[cfg(test)]
+mod docker_option_tests {
+    use super::*;
+
+    #[test]
+    fn swebench_image_names() {
+        assert_eq!(
+            image_for("swebench/sweb.eval.x86_64.{id}", "django__django-11099"),
+            "swebench/sweb.eval.x86_64.django_1776_django-11099"
+        );
+        assert_eq!(
+            image_for("sweb.eval.{id}:latest", "Pylons__pyramid-1"),
+            "sweb.eval.pylons_1776_pyramid-1:latest"
+        );
+        assert_eq!(image_for("python:3.11", "x__y"), "python:3.11");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("2g"), Some(2 << 30));
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("1.5g"), Some(3 << 29));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("2gb"), Some(2 << 30));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("3t"), None);
+        assert_eq!(parse_size("0"), None);
+    }
 }
