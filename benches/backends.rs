@@ -1,8 +1,11 @@
 //! Per-execution cost of each way evootter runs pytest, measured in one run on the bundled
-//! examples and reported as ratios against the local backend (these machines are noisy;
+//! examples and reported as ratios against the cold local backend (these machines are noisy;
 //! absolute times are not comparable between runs):
 //!
-//! - `local`: the local backend as `run` uses it (sealed, reaped, sandboxed);
+//! - `cold`: the local backend with a fresh `python -m pytest` per execution (sealed, reaped,
+//!   sandboxed);
+//! - `warm`: the local backend forking a warm interpreter per execution (`exec::warm`), same
+//!   protections;
 //! - `docker`: the Docker backend, one long-lived container, image `EVOOTTER_TEST_IMAGE`
 //!   (default `evootter-python:bookworm`, built by `.ci/docker`); skipped without a daemon.
 //!
@@ -102,24 +105,29 @@ fn main() {
         }
     );
     println!(
-        "{:<22} {:>5} {:>10} {:>10} {:>8}",
-        "example", "runs", "local", "docker", "ratio"
+        "{:<22} {:>5} {:>10} {:>10} {:>12} {:>10} {:>8}",
+        "example", "runs", "cold", "warm", "warm speedup", "docker", "ratio"
     );
-    let (mut all_local, mut all_docker) = (vec![], vec![]);
+    let (mut all_local, mut all_warm, mut all_docker) = (vec![], vec![], vec![]);
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
         let reqs = requests(&inst);
-        let local: Arc<dyn Executor> = Arc::new(
-            LocalExecutor::new(LocalConfig {
-                repo: inst.repo.clone(),
-                python: python.clone(),
-                pythonpath: pythonpath.clone(),
-                jobs: 1,
-                isolation: Wanted::default(),
-            })
-            .unwrap(),
-        );
+        let local_with = |warm: bool| -> Arc<dyn Executor> {
+            Arc::new(
+                LocalExecutor::new(LocalConfig {
+                    repo: inst.repo.clone(),
+                    python: python.clone(),
+                    pythonpath: pythonpath.clone(),
+                    jobs: 1,
+                    isolation: Wanted::default(),
+                    warm,
+                })
+                .unwrap(),
+            )
+        };
+        let local = local_with(false);
+        let warm = local_with(true);
         let dock: Option<Arc<dyn Executor>> = docker.then(|| {
             let d = rt
                 .block_on(DockerExecutor::new(DockerConfig {
@@ -134,15 +142,19 @@ fn main() {
         });
         // One untimed run each: page cache, imports, the container's first exec.
         rt.block_on(local.run(reqs[0].clone())).unwrap();
+        rt.block_on(warm.run(reqs[0].clone())).unwrap();
         if let Some(d) = &dock {
             rt.block_on(d.run(reqs[0].clone())).unwrap();
         }
-        let (mut l, mut d) = (vec![], vec![]);
+        let (mut l, mut wm, mut d) = (vec![], vec![], vec![]);
         for _ in 0..rounds {
             for r in &reqs {
                 let t = Instant::now();
                 rt.block_on(local.run(r.clone())).unwrap();
                 l.push(t.elapsed());
+                let t = Instant::now();
+                rt.block_on(warm.run(r.clone())).unwrap();
+                wm.push(t.elapsed());
                 if let Some(dk) = &dock {
                     let t = Instant::now();
                     rt.block_on(dk.run(r.clone())).unwrap();
@@ -151,8 +163,10 @@ fn main() {
             }
         }
         all_local.extend(l.iter().copied());
+        all_warm.extend(wm.iter().copied());
         all_docker.extend(d.iter().copied());
         let ml = median(l);
+        let mw = median(wm);
         let row = if d.is_empty() {
             format!("{:>10} {:>8}", "-", "-")
         } else {
@@ -164,25 +178,35 @@ fn main() {
             )
         };
         println!(
-            "{:<22} {:>5} {:>7.0} ms {row}",
+            "{:<22} {:>5} {:>7.0} ms {:>7.0} ms {:>11.2}x {row}",
             inst.name,
             reqs.len() * rounds,
-            ml.as_secs_f64() * 1000.0
+            ml.as_secs_f64() * 1000.0,
+            mw.as_secs_f64() * 1000.0,
+            ml.as_secs_f64() / mw.as_secs_f64()
         );
         if let Some(d) = dock {
             drop(d);
         }
     }
     let ml = median(all_local);
-    if !all_docker.is_empty() {
+    let mw = median(all_warm);
+    let docker = if all_docker.is_empty() {
+        format!("{:>10} {:>8}", "-", "-")
+    } else {
         let md = median(all_docker);
-        println!(
-            "{:<22} {:>5} {:>7.0} ms {:>7.0} ms {:>7.2}x",
-            "all",
-            "",
-            ml.as_secs_f64() * 1000.0,
+        format!(
+            "{:>7.0} ms {:>7.2}x",
             md.as_secs_f64() * 1000.0,
             md.as_secs_f64() / ml.as_secs_f64()
-        );
-    }
+        )
+    };
+    println!(
+        "{:<22} {:>5} {:>7.0} ms {:>7.0} ms {:>11.2}x {docker}",
+        "all",
+        "",
+        ml.as_secs_f64() * 1000.0,
+        mw.as_secs_f64() * 1000.0,
+        ml.as_secs_f64() / mw.as_secs_f64()
+    );
 }

@@ -73,6 +73,7 @@ fn config_with(repo: &Path, isolation: Wanted) -> LocalConfig {
         pythonpath: vec![".".into()],
         jobs: 1,
         isolation,
+        warm: false,
     }
 }
 

@@ -77,6 +77,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         llm_retries: None,
         sandbox: true,
         docker: None,
+        executor: Default::default(),
     };
     let inputs = Inputs {
         repo,

@@ -62,6 +62,7 @@ fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
         pythonpath,
         jobs,
         isolation: Wanted::default(),
+        warm: false,
     })
     .unwrap()
 }

@@ -43,7 +43,10 @@ fn slow_tiny(marker: &str) -> Tiny {
     Tiny::new(&[
         (
             &format!("test_a_{marker}.py"),
-            "import time\nfrom calc.ops import clamp\n\ndef test_slow():\n    time.sleep(30)\n    assert clamp(15, 0, 10) == 10\n",
+            &format!(
+                "import subprocess\nfrom calc.ops import clamp\n\ndef test_slow():\n    subprocess.run(['sleep', '31.{}'])\n    assert clamp(15, 0, 10) == 10\n",
+                std::process::id()
+            ),
         ),
         (
             "test_b.py",
@@ -57,9 +60,19 @@ fn slow_tiny(marker: &str) -> Tiny {
 /// running (or writing) after its owner died.
 #[test]
 fn sigkill_takes_the_running_pytest_with_it() {
+    sigkill_case("cold");
+}
+
+/// The same with the warm executor: its interpreters go too.
+#[test]
+fn sigkill_takes_the_warm_interpreters_with_it() {
+    sigkill_case("warm");
+}
+
+fn sigkill_case(executor: &str) {
     // The test body starts a uniquely named sleep, so the wait below is for pytest really
     // running the test (not for a launcher such as a pyenv shim still starting it).
-    let marker = format!("30.{}", std::process::id());
+    let marker = format!("30.{}{}", std::process::id(), executor.len());
     let slow = format!(
         "import subprocess\n\ndef test_slow():\n    subprocess.run(['sleep', '{marker}'])\n"
     );
@@ -70,17 +83,21 @@ fn sigkill_takes_the_running_pytest_with_it() {
             "from calc.ops import clamp\n\ndef test_upper():\n    assert clamp(15, 0, 10) == 10\n",
         ),
     ]);
-    let mut child = start_with_a_slow_test(&tiny, &format!("sleep {marker}"), &[]);
-    assert!(!processes_mentioning("test_a_slow.py").is_empty());
+    let mut child =
+        start_with_a_slow_test(&tiny, &format!("sleep {marker}"), &["--executor", executor]);
+    // The run's own processes: pytest by its test file (cold), or the zygotes, whose script
+    // lives in the run root named after evootter's pid (warm).
+    let own = if executor == "cold" {
+        "test_a_slow.py".to_owned()
+    } else {
+        format!("evootter-{}-", child.id())
+    };
+    assert!(!processes_mentioning(&own).is_empty(), "{own}");
     child.kill().unwrap();
     child.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let left = [
-            processes_mentioning(&marker),
-            processes_mentioning("test_a_slow.py"),
-        ]
-        .concat();
+        let left = [processes_mentioning(&marker), processes_mentioning(&own)].concat();
         if left.is_empty() {
             break;
         }
@@ -94,7 +111,11 @@ fn sigterm_kills_pytest_saves_and_resumes() {
     let marker = format!("interrupt_{}", std::process::id());
     let tiny = slow_tiny(&marker);
     let events = tiny.out("events.jsonl");
-    let child = start_with_a_slow_test(&tiny, &marker, &["--events", events.to_str().unwrap()]);
+    let child = start_with_a_slow_test(
+        &tiny,
+        &format!("sleep 31.{}", std::process::id()),
+        &["--events", events.to_str().unwrap()],
+    );
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));

@@ -264,6 +264,7 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
                 pythonpath: inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]),
                 jobs: 2,
                 isolation,
+                warm: false,
             })
             .unwrap();
             let name = exec.describe();

@@ -57,6 +57,7 @@ fn config() -> RunConfig {
         llm_retries: None,
         sandbox: true,
         docker: None,
+        executor: Default::default(),
     }
 }
 

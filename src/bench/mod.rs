@@ -403,13 +403,15 @@ async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<Str
                 &pythonpath,
                 !req.no_sandbox,
                 None,
+                req.executor == crate::engine::ExecutorKind::Warm,
                 1,
             )
             .await
         }
         crate::engine::Backend::Docker => {
             let d = workbench::docker_settings(req, None).map_err(|e| e.to_string())?;
-            workbench::build_executor(&repo, &d.python, &pythonpath, false, Some(&d), 1).await
+            workbench::build_executor(&repo, &d.python, &pythonpath, false, Some(&d), false, 1)
+                .await
         }
     }
     .map_err(|e| e.to_string())?;

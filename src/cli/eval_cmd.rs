@@ -88,6 +88,7 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
             sandbox: !a.no_sandbox,
             namespaces: true,
         },
+        warm: false,
     })?;
     let (f2p, old, new) = evootter::eval::evaluate(
         &executor,

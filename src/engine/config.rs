@@ -169,7 +169,25 @@ pub struct RunConfig {
     /// Where pytest runs: on this machine, or in Docker containers (`docker`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docker: Option<DockerSettings>,
+    /// How the local backend starts pytest: a fresh interpreter per execution (`cold`), or a
+    /// fork of a warm one per worker (`warm`). Sessions from before the choice existed ran
+    /// cold, and resume so.
+    #[serde(default)]
+    pub executor: ExecutorKind,
 }
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutorKind {
+    #[default]
+    Cold,
+    Warm,
+}
+
+cli_enum!(ExecutorKind, "executor", [
+    "cold" => ExecutorKind::Cold,
+    "warm" => ExecutorKind::Warm,
+]);
 
 /// The Docker backend's settings (`--backend docker`), kept so a resumed run uses them again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

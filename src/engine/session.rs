@@ -484,6 +484,7 @@ pub(crate) mod fixtures {
             llm_retries: None,
             sandbox: true,
             docker: None,
+            executor: Default::default(),
         }
     }
 

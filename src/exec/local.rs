@@ -9,6 +9,7 @@ use crate::exec::pytest_run::{self, Finished, LogBuffer, RunDirs};
 use crate::exec::sandbox::{self, Protections, RunPaths, Seal, Wanted};
 use crate::exec::seal::{self, Rescan, Staged};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
+use crate::exec::warm::{self, Zygote};
 use std::collections::HashMap;
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -55,6 +56,9 @@ pub struct LocalConfig {
     pub jobs: usize,
     /// Protections asked for (sandbox on by default); the kernel may not give all of them.
     pub isolation: Wanted,
+    /// Run each execution in a fork of a warm interpreter per worker (`exec::warm`) instead
+    /// of a fresh `python -m pytest`.
+    pub warm: bool,
 }
 
 struct Worker {
@@ -66,6 +70,10 @@ struct Worker {
     run_dir: PathBuf,
     /// The rescan seal's record of the copy (`None` with the overlay).
     rescan: Option<Mutex<Rescan>>,
+    /// The warm executor's interpreter, started on first use and replaced when it dies.
+    zygote: tokio::sync::Mutex<Option<Zygote>>,
+    /// Where that interpreter's own stderr goes.
+    zygote_err: PathBuf,
 }
 
 impl Worker {
@@ -90,6 +98,11 @@ pub struct LocalExecutor {
     /// The interpreter's user base (`~/.local`), kept reachable under the run's private HOME.
     user_base: Option<String>,
     protections: Protections,
+    /// How runs are sealed: the protections' choice, or the rescan for the warm executor,
+    /// whose interpreter outlives a run and so cannot have a fresh overlay mounted under it.
+    seal: Seal,
+    /// `Some(script)`: the warm executor, its zygote program written here.
+    warm: Option<PathBuf>,
     next_layer: AtomicU64,
     // Last field: dropped after everything that refers to paths inside it.
     _run_root: tempfile::TempDir,
@@ -99,6 +112,9 @@ pub struct LocalExecutor {
 /// started each, so a Ctrl-C handler can end them all and a dropped executor its own.
 static RUNNING: LazyLock<Mutex<HashMap<i32, u64>>> = LazyLock::new(Default::default);
 static NEXT_EXECUTOR_ID: AtomicU64 = AtomicU64::new(1);
+/// How many times `kill_all_running` was called: a warm run whose interpreter died because
+/// everything was being ended is not retried.
+static KILL_ALL: AtomicU64 = AtomicU64::new(0);
 
 fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
     RUNNING
@@ -110,6 +126,7 @@ fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
 /// each supervisor kills its run's processes and exits; the runs then see that and clean up
 /// their copies.
 pub fn kill_all_running() {
+    KILL_ALL.fetch_add(1, Ordering::SeqCst);
     for &pid in running().keys() {
         // SAFETY: kill has no memory-safety preconditions; the pid is a child not yet reaped.
         unsafe { libc::kill(pid, libc::SIGTERM) };
@@ -168,6 +185,19 @@ impl LocalExecutor {
             Protections::probe(&cfg.python, &probe_dir, cfg.isolation).map_err(ExecError::Other)?;
         let _ = std::fs::remove_dir_all(&probe_dir);
 
+        let seal = if cfg.warm {
+            Seal::Rescan
+        } else {
+            protections.seal()
+        };
+        let warm = if cfg.warm {
+            let script = root.join("evootter_zygote.py");
+            std::fs::write(&script, crate::exec::warm::ZYGOTE_SCRIPT)
+                .map_err(|source| working_copy(&script, source))?;
+            Some(script)
+        } else {
+            None
+        };
         let jobs = cfg.jobs.max(1);
         // Equal-length worker paths: pytest shortens long reprs mid-string, and the cut must
         // fall at the same place in every worker for their logs to compare equal.
@@ -176,7 +206,7 @@ impl LocalExecutor {
         for i in 0..jobs {
             let copy = root.join(format!("worker-{i:0width$}"));
             let scratch = root.join(format!("scratch-{i:0width$}"));
-            let rescan = match protections.seal() {
+            let rescan = match seal {
                 // An empty directory: the overlay is mounted on it inside each run.
                 Seal::Overlay => {
                     std::fs::create_dir_all(&copy).map_err(|source| working_copy(&copy, source))?;
@@ -193,6 +223,8 @@ impl LocalExecutor {
                 copy,
                 scratch,
                 rescan,
+                zygote: tokio::sync::Mutex::new(None),
+                zygote_err: root.join(format!("zygote-{i:0width$}.err")),
             });
         }
         Ok(Self {
@@ -206,6 +238,8 @@ impl LocalExecutor {
             python_version,
             user_base,
             protections,
+            seal,
+            warm,
             next_layer: AtomicU64::new(0),
             _run_root: run_root,
         })
@@ -306,7 +340,7 @@ impl LocalExecutor {
             done: false,
         };
         let removed: Vec<String> = sealed.staged.removed.iter().cloned().collect();
-        match self.protections.seal() {
+        match self.seal {
             Seal::Overlay => {
                 let layer = w.scratch.join(format!(
                     "layer-{}",
@@ -322,29 +356,78 @@ impl LocalExecutor {
             }
             Seal::Rescan => Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?,
         }
-        let upper = sealed.layer.as_ref().map(|l| l.join("upper"));
-        let work = sealed.layer.as_ref().map(|l| l.join("work"));
-        let plan = self.protections.plan(&RunPaths {
-            copy: &w.copy,
-            base: &self.base,
-            layer: upper.as_deref().zip(work.as_deref()),
-            run_dir: &w.run_dir,
-            removed: &removed,
-        });
+        let (end, raw_log, duration) = if self.warm.is_some() {
+            self.run_warm(w, &sealed, &test_rel, traced.as_deref(), req.timeout)
+                .await?
+        } else {
+            let upper = sealed.layer.as_ref().map(|l| l.join("upper"));
+            let work = sealed.layer.as_ref().map(|l| l.join("work"));
+            let plan = self.protections.plan(&RunPaths {
+                copy: &w.copy,
+                base: &self.base,
+                layer: upper.as_deref().zip(work.as_deref()),
+                run_dir: &w.run_dir,
+                removed: &removed,
+            });
+            self.run_cold(w, plan, &test_rel, traced.as_deref(), req.timeout)
+                .await?
+        };
+        let status = match end {
+            RunEnd::Exited(code) => Some(code),
+            RunEnd::TimedOut => None,
+        };
+        let changed = sealed.finish();
+        let allowed = [w.copy.as_path(), w.run_dir.as_path()];
+        let denied = self.protections.denials(&raw_log, &allowed);
 
+        let mut result = match status {
+            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, denied),
+            Some(status) => pytest_run::finished_result(
+                Finished {
+                    report: read_junit(&dirs.junit(), &test_rel),
+                    raw_log,
+                    exit_code: status,
+                    changed,
+                    denied,
+                    duration,
+                },
+                &dirs.roots(),
+            ),
+        };
+        if traced.is_some() {
+            result.trace = std::fs::read(dirs.trace_out())
+                .ok()
+                .and_then(|b| pytest_run::parse_trace(&b));
+        }
+        drop(lease);
+        Ok(result)
+    }
+}
+
+impl LocalExecutor {
+    /// A fresh `python -m pytest` under its supervisor (`sandbox::child`).
+    async fn run_cold(
+        &self,
+        w: &Worker,
+        plan: sandbox::ChildPlan,
+        test_rel: &str,
+        traced: Option<&str>,
+        timeout: Duration,
+    ) -> Result<(RunEnd, String, Duration), ExecError> {
+        let dirs = w.dirs();
         let (log_read, log_write) = pipe().map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
         let log_write2 = log_write
             .try_clone()
             .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
         let mut cmd = tokio::process::Command::new(&self.python);
-        cmd.args(pytest_run::pytest_args(&dirs, &test_rel, traced.is_some()))
+        cmd.args(pytest_run::pytest_args(&dirs, test_rel, traced.is_some()))
             .current_dir(&w.copy)
             .stdin(Stdio::null())
             // One pipe behind both streams keeps stdout and stderr in the order written.
             .stdout(Stdio::from(log_write))
             .stderr(Stdio::from(log_write2))
             .process_group(0);
-        self.environment(w, traced.as_deref(), &mut cmd);
+        self.environment(w, traced, &mut cmd);
         // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
         // prepared before the fork.
         unsafe {
@@ -363,7 +446,7 @@ impl LocalExecutor {
         let mut supervisor = Supervisor::register(pid, self.id);
         let reader = LogReader::spawn(log_read);
 
-        let status = match tokio::time::timeout(req.timeout, child.wait()).await {
+        let status = match tokio::time::timeout(timeout, child.wait()).await {
             Ok(status) => Some(status.map_err(|e| ExecError::Other(format!("wait: {e}")))?),
             Err(_) => {
                 supervisor.terminate();
@@ -392,31 +475,157 @@ impl LocalExecutor {
                 std::io::Error::from_raw_os_error(errno)
             )));
         }
-        let changed = sealed.finish();
-        let allowed = [w.copy.as_path(), w.run_dir.as_path()];
-        let denied = self.protections.denials(&raw_log, &allowed);
-
-        let mut result = match status {
-            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, denied),
-            Some(status) => pytest_run::finished_result(
-                Finished {
-                    report: read_junit(&dirs.junit(), &test_rel),
-                    raw_log,
-                    exit_code: status.code(),
-                    changed,
-                    denied,
-                    duration,
-                },
-                &dirs.roots(),
-            ),
+        let end = match status {
+            Some(s) => RunEnd::Exited(s.code()),
+            None => RunEnd::TimedOut,
         };
-        if traced.is_some() {
-            result.trace = std::fs::read(dirs.trace_out())
-                .ok()
-                .and_then(|b| pytest_run::parse_trace(&b));
+        Ok((end, raw_log, duration))
+    }
+
+    /// A fork of the worker's warm interpreter, started (again) if needed. A zygote that dies
+    /// under a run is replaced and the run retried once on a restored copy; a second death
+    /// is an error, never a result.
+    async fn run_warm(
+        &self,
+        w: &Worker,
+        sealed: &Sealed<'_>,
+        test_rel: &str,
+        traced: Option<&str>,
+        timeout: Duration,
+    ) -> Result<(RunEnd, String, Duration), ExecError> {
+        let dirs = w.dirs();
+        let args: Vec<String> = pytest_run::pytest_args(&dirs, test_rel, traced.is_some())
+            .into_iter()
+            .skip(3)
+            .collect();
+        let env = self.run_env(w, traced);
+        let mut slot = InFlight {
+            slot: w.zygote.lock().await,
+            done: false,
+        };
+        let mut first_death = None;
+        let kills = KILL_ALL.load(Ordering::SeqCst);
+        for attempt in 0..2 {
+            if attempt > 0 && KILL_ALL.load(Ordering::SeqCst) != kills {
+                slot.done = true;
+                return Err(ExecError::Other("the run was ended (Ctrl-C)".into()));
+            }
+            if attempt > 0 {
+                // The dead run may have changed the copy: back to what it started from.
+                if let Some(rescan) = &w.rescan {
+                    lock(rescan).restore(&w.copy, &self.base, &sealed.staged);
+                }
+                Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?;
+                remove_path(&w.run_dir);
+                for d in ["home", "tmp"] {
+                    let p = w.run_dir.join(d);
+                    std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
+                }
+            }
+            if slot.slot.is_none() {
+                *slot.slot = Some(self.start_zygote(w).await?);
+            }
+            let Some(z) = slot.slot.as_mut() else {
+                unreachable!("just started")
+            };
+            let started = Instant::now();
+            let mut log = LogBuffer::default();
+            match z.run(&args, &env, timeout, &mut log).await {
+                Ok(ending) => {
+                    let duration = started.elapsed();
+                    slot.done = true;
+                    let raw = String::from_utf8_lossy(&log.finish()).into_owned();
+                    let end = match ending {
+                        warm::Ending::Exited(code) => RunEnd::Exited(Some(code)),
+                        warm::Ending::Signaled(_) => RunEnd::Exited(None),
+                        warm::Ending::TimedOut => RunEnd::TimedOut,
+                    };
+                    return Ok((end, raw, duration));
+                }
+                Err(died) => {
+                    // Dropping it ends its supervisor, and with it anything still running.
+                    slot.slot.take();
+                    first_death.get_or_insert(died.0);
+                }
+            }
         }
-        drop(lease);
-        Ok(result)
+        slot.done = true;
+        Err(ExecError::Other(format!(
+            "the warm interpreter died twice during this execution ({}); `--executor cold` \
+             runs without it",
+            first_death.unwrap_or_default()
+        )))
+    }
+
+    async fn start_zygote(&self, w: &Worker) -> Result<Zygote, ExecError> {
+        let Some(script) = &self.warm else {
+            return Err(ExecError::Other("not a warm executor".into()));
+        };
+        // The zygote's sandbox covers the worker's whole scratch directory: the run
+        // directory inside it is made anew for every run, and Landlock follows inodes.
+        let plan = self.protections.plan(&RunPaths {
+            copy: &w.copy,
+            base: &self.base,
+            layer: None,
+            run_dir: &w.scratch,
+            removed: &[],
+        });
+        let clean = plan
+            .tmpfs
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        Zygote::start(warm::Start {
+            python: &self.python,
+            script,
+            copy: &w.copy,
+            removed_env: pytest_run::REMOVED_ENV,
+            env: self.run_env(w, None),
+            plan,
+            stderr: w.zygote_err.clone(),
+            clean,
+            owner: self.id,
+        })
+        .await
+    }
+
+    /// The whole environment of a run: evootter's, less what must not leak into runs, plus
+    /// the run's own variables (what `environment` gives a cold run's command).
+    fn run_env(&self, w: &Worker, traced: Option<&str>) -> Vec<(String, String)> {
+        let set = pytest_run::environment(
+            &w.dirs(),
+            &self.pythonpath,
+            self.user_base.as_deref(),
+            traced,
+        );
+        let mut env: std::collections::BTreeMap<String, String> = std::env::vars()
+            .filter(|(k, _)| !pytest_run::REMOVED_ENV.contains(&k.as_str()))
+            .collect();
+        for (k, v) in set {
+            env.insert(k.to_owned(), v);
+        }
+        env.into_iter().collect()
+    }
+}
+
+/// How a run's process ended: its exit code (`None`: killed by a signal), or the timeout.
+enum RunEnd {
+    Exited(Option<i32>),
+    TimedOut,
+}
+
+/// The worker's zygote while a run is in it: if the run's future is dropped mid-flight, the
+/// zygote (and the run inside it) is ended before the copy is put back.
+struct InFlight<'a> {
+    slot: tokio::sync::MutexGuard<'a, Option<Zygote>>,
+    done: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.slot.take();
+        }
     }
 }
 
@@ -578,20 +787,20 @@ const SUPERVISOR_GRACE: Duration = Duration::from_secs(5);
 /// A running execution's supervisor W, registered for Ctrl-C. Ending a run means SIGTERM to
 /// W, which kills every process of the run and then exits: W itself is killed outright only
 /// as a last resort (its group, while it is still unreaped, so the id cannot have been reused).
-struct Supervisor {
+pub(super) struct Supervisor {
     pid: i32,
     reaped: bool,
 }
 
 impl Supervisor {
-    fn register(pid: i32, owner: u64) -> Self {
+    pub(super) fn register(pid: i32, owner: u64) -> Self {
         if pid > 0 {
             running().insert(pid, owner);
         }
         Self { pid, reaped: false }
     }
 
-    fn terminate(&self) {
+    pub(super) fn terminate(&self) {
         if self.pid > 0 && !self.reaped {
             // SAFETY: kill has no memory-safety preconditions.
             unsafe { libc::kill(self.pid, libc::SIGTERM) };

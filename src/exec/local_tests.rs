@@ -65,6 +65,7 @@ fn executor_with(repo: &Path, jobs: usize, isolation: Wanted) -> LocalExecutor {
         pythonpath: vec!["src".to_owned()],
         jobs,
         isolation,
+        warm: false,
     })
     .unwrap()
 }

@@ -13,6 +13,7 @@ pub mod python_env;
 pub mod sandbox;
 pub mod scripted;
 pub mod seal;
+pub mod warm;
 
 pub use docker::{DockerConfig, DockerExecutor};
 pub use local::{LocalConfig, LocalExecutor};

@@ -141,6 +141,7 @@ pub async fn executor_for(
         &c.pythonpath,
         c.sandbox,
         c.docker.as_ref(),
+        c.executor == crate::engine::ExecutorKind::Warm,
         jobs,
     )
     .await
@@ -153,6 +154,7 @@ pub async fn build_executor(
     pythonpath: &[String],
     sandbox: bool,
     docker: Option<&crate::engine::DockerSettings>,
+    warm: bool,
     jobs: usize,
 ) -> Result<Arc<dyn Executor>, exec::ExecError> {
     Ok(match docker {
@@ -165,6 +167,7 @@ pub async fn build_executor(
                 sandbox,
                 namespaces: true,
             },
+            warm,
         })?),
         Some(d) => Arc::new(
             exec::docker::DockerExecutor::new(exec::docker::DockerConfig {

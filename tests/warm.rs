@@ -1,0 +1,294 @@
+//! The warm executor (one interpreter per worker, forked per execution) against the cold one:
+//! the same normalized logs, outcomes and statuses on every bundled example's candidates on
+//! `c_old` and on mutants, the same whole run, and an interpreter that survives a hanging
+//! test, kills what a test left running, and is replaced when a test kills it.
+
+mod common;
+use common::*;
+use evootter::exec::{
+    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
+};
+use evootter::instance::Instance;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn python() -> PathBuf {
+    evootter::exec::resolve_python(None)
+        .expect("python3 with pytest")
+        .path
+}
+
+fn executor(repo: &Path, pythonpath: Vec<String>, jobs: usize, warm: bool) -> LocalExecutor {
+    LocalExecutor::new(LocalConfig {
+        repo: repo.to_path_buf(),
+        python: python(),
+        pythonpath,
+        jobs,
+        isolation: Wanted::default(),
+        warm,
+    })
+    .unwrap()
+}
+
+fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
+    ExecRequest {
+        test: FileOverride {
+            rel_path: rel.into(),
+            content: content.into(),
+        },
+        overrides: vec![],
+        removed: vec![],
+        timeout,
+        trace: None,
+    }
+}
+
+async fn run_all(exec: Arc<dyn Executor>, requests: &[ExecRequest]) -> Vec<ExecResult> {
+    let handles: Vec<_> = requests
+        .iter()
+        .cloned()
+        .map(|r| {
+            let exec = exec.clone();
+            tokio::spawn(async move { exec.run(r).await })
+        })
+        .collect();
+    let mut out = vec![];
+    for h in handles {
+        out.push(h.await.unwrap().unwrap());
+    }
+    out
+}
+
+fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
+    (
+        format!("{:?}", r.outcome),
+        r.normalized_log.clone(),
+        format!("{:?}", r.status_map),
+        r.changed.clone(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn warm_and_cold_runs_log_the_same_on_every_example() {
+    for ex in examples() {
+        let inst = Instance::load(&ex).unwrap();
+        let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
+        let mut variants = vec![vec![]];
+        for m in pool.mutants.iter().take(4) {
+            let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
+            variants.push(vec![FileOverride {
+                rel_path: m.file.clone(),
+                content: m.apply(&original),
+            }]);
+        }
+        let dir = inst.initial_tests.clone().unwrap();
+        let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "py"))
+            .collect();
+        tests.sort();
+        let test_dir = inst.test_dir.clone().unwrap_or_else(|| "tests".into());
+        let mut requests = vec![];
+        for t in &tests {
+            for overrides in &variants {
+                let mut r = request(
+                    &format!("{test_dir}/{}", t.file_name().unwrap().to_string_lossy()),
+                    &std::fs::read_to_string(t).unwrap(),
+                    Duration::from_secs(60),
+                );
+                r.overrides = overrides.clone();
+                requests.push(r);
+            }
+        }
+        // A traced run, as the pair explanation and coverage make them.
+        let mut traced = requests[1].clone();
+        traced.trace = Some(pool.mutants[0].file.clone());
+        requests.push(traced);
+        let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
+        let cold = Arc::new(executor(&inst.repo, pythonpath.clone(), 2, false));
+        let warm = Arc::new(executor(&inst.repo, pythonpath, 2, true));
+        let t = Instant::now();
+        let expected = run_all(cold.clone(), &requests).await;
+        let cold_time = t.elapsed();
+        let t = Instant::now();
+        let got = run_all(warm.clone(), &requests).await;
+        let warm_time = t.elapsed();
+        println!(
+            "{}: {} runs, cold {:.1} s, warm {:.1} s; {}",
+            inst.name,
+            requests.len(),
+            cold_time.as_secs_f64(),
+            warm_time.as_secs_f64(),
+            warm.describe()
+        );
+        for (i, (a, b)) in expected.iter().zip(&got).enumerate() {
+            assert_eq!(
+                summary(a),
+                summary(b),
+                "{}: request {i} ({}) differs between cold and warm\n--- warm raw log\n{}",
+                inst.name,
+                requests[i].test.rel_path,
+                b.raw_log
+            );
+            assert_eq!(
+                a.trace, b.trace,
+                "{}: request {i}: traces differ",
+                inst.name
+            );
+        }
+        assert!(
+            got.last().unwrap().trace.is_some(),
+            "the traced run has a trace"
+        );
+    }
+}
+
+/// `run --executor warm` and `--executor cold` decide the same run on the demo instance.
+#[test]
+fn a_warm_run_decides_what_a_cold_run_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path, executor: &str| {
+        let o = bin()
+            .args([
+                "run",
+                "--instance",
+                "examples/envconf_errors",
+                "--jobs",
+                "2",
+            ])
+            .args(["--executor", executor])
+            .arg("--out")
+            .arg(out)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{executor}: {}", text(&o));
+    };
+    let cold = dir.path().join("cold");
+    let warm = dir.path().join("warm");
+    run(&cold, "cold");
+    run(&warm, "warm");
+    let decisions = |p: &Path| {
+        let s = read_json(&p.join("session.json"));
+        let executions: serde_json::Map<String, serde_json::Value> = s["executions"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, e)| {
+                (
+                    k.clone(),
+                    serde_json::json!([e["outcome"], e["normalized_log"]]),
+                )
+            })
+            .collect();
+        serde_json::json!({
+            "generations": s["generations"],
+            "final_test": s["final_test"],
+            "evaluation": s["evaluation"],
+            "executions": executions,
+            "executor": s["config"]["executor"],
+        })
+    };
+    let (a, b) = (decisions(&cold), decisions(&warm));
+    assert_eq!(a["executor"], "cold");
+    assert_eq!(b["executor"], "warm");
+    assert!(a["executions"].as_object().unwrap().len() > 50);
+    for k in ["generations", "final_test", "evaluation", "executions"] {
+        assert_eq!(a[k], b[k], "{k} differs between cold and warm");
+    }
+}
+
+const CLAMP_TEST: &str =
+    "from calc.ops import clamp\n\ndef test_clamp():\n    assert clamp(15, 0, 10) == 10\n";
+
+/// A hanging test is killed at its timeout with what it started; the interpreter survives
+/// and the next run is a normal one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hanging_test_ends_at_its_timeout_and_the_interpreter_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let warm = executor(&repo, vec![".".into()], 1, true);
+    let marker = format!("evootter-warm-orphan-{}", std::process::id());
+    let hang = format!(
+        "import subprocess, time\n\ndef test_hang():\n    subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 1000'], start_new_session=True)\n    time.sleep(1000)\n"
+    );
+    let t = Instant::now();
+    let r = warm
+        .run(request("tests/test_hang.py", &hang, Duration::from_secs(2)))
+        .await
+        .unwrap();
+    assert_eq!(r.outcome, Outcome::Timeout, "{}", r.raw_log);
+    assert!(t.elapsed() < Duration::from_secs(12), "{:?}", t.elapsed());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        processes_mentioning(&marker).is_empty(),
+        "a process of the run survived"
+    );
+    let ok = warm
+        .run(request(
+            "tests/test_ok.py",
+            CLAMP_TEST,
+            Duration::from_secs(30),
+        ))
+        .await
+        .unwrap();
+    // The tiny repository's bug, as a cold run reports it.
+    assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
+    assert!(ok.raw_log.contains("assert 9 == 10"), "{}", ok.raw_log);
+    // A detached child of a test that passed is gone too.
+    let detach = format!(
+        "import subprocess\n\ndef test_detach():\n    subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 1000'], start_new_session=True)\n"
+    );
+    let d = warm
+        .run(request(
+            "tests/test_detach.py",
+            &detach,
+            Duration::from_secs(30),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(d.outcome, Outcome::Passed, "{}", d.raw_log);
+    assert!(
+        processes_mentioning(&marker).is_empty(),
+        "a detached process survived"
+    );
+}
+
+/// A test that kills the interpreter it was forked from: the interpreter is replaced and the
+/// run retried once; when the retry kills it again, the run is an error, not a result.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_that_kills_its_interpreter_is_an_error_not_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let warm = executor(&repo, vec![".".into()], 1, true);
+    let killer =
+        "import os, signal\n\ndef test_kill():\n    os.kill(os.getppid(), signal.SIGKILL)\n";
+    let err = warm
+        .run(request(
+            "tests/test_kill.py",
+            killer,
+            Duration::from_secs(30),
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("the warm interpreter died twice during this execution")
+            && err.ends_with("`--executor cold` runs without it"),
+        "{err}"
+    );
+    // The worker is usable again, with a new interpreter, and its copy is pristine.
+    let ok = warm
+        .run(request(
+            "tests/test_ok.py",
+            CLAMP_TEST,
+            Duration::from_secs(30),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
+    assert!(ok.raw_log.contains("assert 9 == 10"), "{}", ok.raw_log);
+}
