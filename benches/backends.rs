@@ -11,6 +11,9 @@
 //!
 //! For every example, each candidate test runs on `c_old` and on one mutant; the backends'
 //! executions are interleaved request by request, one worker each, and medians compared.
+//! A second table is throughput as a run sees it: every request of an example at once on two
+//! workers, executions per second, cold against warm, for each interpreter (the one a run
+//! picks by default, `python3` on PATH, and Debian's `/usr/bin/python3`, the image's).
 //! `cargo bench --bench backends [-- ROUNDS]` (rounds over the example's requests, default 2).
 
 use evootter::exec::{
@@ -80,6 +83,193 @@ fn docker_available(image: &str) -> bool {
         .args(["image", "inspect", image])
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+/// Executions per second of `jobs` workers given every request at once.
+fn throughput(rt: &tokio::runtime::Runtime, exec: Arc<dyn Executor>, reqs: &[ExecRequest]) -> f64 {
+    let t = Instant::now();
+    rt.block_on(async {
+        let handles: Vec<_> = reqs
+            .iter()
+            .cloned()
+            .map(|r| {
+                let exec = exec.clone();
+                tokio::spawn(async move { exec.run(r).await.unwrap() })
+            })
+            .collect();
+        for h in handles {
+            h.await.unwrap();
+        }
+    });
+    reqs.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize) {
+    let mut pythons = vec![];
+    for p in [None, Some(Path::new("/usr/bin/python3"))] {
+        if let Ok(env) = evootter::exec::resolve_python(p)
+            && !pythons.contains(&env.path)
+        {
+            pythons.push(env.path);
+        }
+    }
+    println!(
+        "\nthroughput, 2 workers, every request at once, {rounds} rounds: executions per second"
+    );
+    println!(
+        "{:<22} {:<40} {:>8} {:>8} {:>8}",
+        "example", "python", "cold", "warm", "ratio"
+    );
+    for python in &pythons {
+        let (mut all_cold, mut all_warm) = (0.0, 0.0);
+        for ex in examples() {
+            let inst = Instance::load(&ex).unwrap();
+            let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
+            let reqs: Vec<ExecRequest> = (0..rounds).flat_map(|_| requests(&inst)).collect();
+            let make = |warm: bool| -> Arc<dyn Executor> {
+                Arc::new(
+                    LocalExecutor::new(LocalConfig {
+                        repo: inst.repo.clone(),
+                        python: python.clone(),
+                        pythonpath: pythonpath.clone(),
+                        jobs: 2,
+                        isolation: Wanted::default(),
+                        warm,
+                    })
+                    .unwrap(),
+                )
+            };
+            let (cold, warm) = (make(false), make(true));
+            // Untimed: page cache, and the zygotes' start.
+            throughput(rt, cold.clone(), &reqs[..2]);
+            throughput(rt, warm.clone(), &reqs[..2]);
+            let c = throughput(rt, cold, &reqs);
+            let w = throughput(rt, warm, &reqs);
+            all_cold += 1.0 / c;
+            all_warm += 1.0 / w;
+            println!(
+                "{:<22} {:<40} {:>8.1} {:>8.1} {:>7.2}x",
+                inst.name,
+                python.display().to_string(),
+                c,
+                w,
+                w / c
+            );
+        }
+        println!(
+            "{:<22} {:<40} {:>8} {:>8} {:>7.2}x",
+            "all (harmonic)",
+            python.display().to_string(),
+            "",
+            "",
+            all_cold / all_warm
+        );
+    }
+}
+
+/// A venv with numpy and pytest under `target/`, made once (PyPI must be reachable).
+fn numpy_python() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-venvs/numpy");
+    let py = venv.join("bin/python");
+    let ready = |py: &Path| {
+        std::process::Command::new(py)
+            .args(["-c", "import numpy, pytest"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if ready(&py) {
+        return Some(py);
+    }
+    println!("(making {} with numpy and pytest)", venv.display());
+    let ok = std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .is_ok_and(|s| s.success())
+        && std::process::Command::new(&py)
+            .args(["-m", "pip", "install", "-q", "numpy", "pytest"])
+            .status()
+            .is_ok_and(|s| s.success());
+    (ok && ready(&py)).then_some(py)
+}
+
+/// A repository whose tests import numpy, as a data project's do.
+fn numpy_repo(dir: &Path) -> (PathBuf, Vec<ExecRequest>) {
+    let repo = dir.join("stats");
+    std::fs::create_dir_all(repo.join("stats")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(repo.join("stats/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("stats/core.py"),
+        "import numpy as np\n\ndef spread(xs):\n    a = np.asarray(xs, dtype=float)\n    return float(a.max() - a.min())\n",
+    )
+    .unwrap();
+    let test = "import numpy as np\nfrom stats.core import spread\n\ndef test_spread():\n    assert spread(np.arange(5)) == 4.0\n";
+    let mutant = "import numpy as np\n\ndef spread(xs):\n    a = np.asarray(xs, dtype=float)\n    return float(a.max() + a.min())\n";
+    let reqs = (0..16)
+        .map(|i| ExecRequest {
+            test: FileOverride {
+                rel_path: "tests/test_spread.py".into(),
+                content: test.into(),
+            },
+            overrides: if i % 2 == 0 {
+                vec![]
+            } else {
+                vec![FileOverride {
+                    rel_path: "stats/core.py".into(),
+                    content: mutant.into(),
+                }]
+            },
+            removed: vec![],
+            timeout: Duration::from_secs(60),
+            trace: None,
+        })
+        .collect();
+    (repo, reqs)
+}
+
+fn heavy_table(rt: &tokio::runtime::Runtime) {
+    let Some(python) = numpy_python() else {
+        println!("\nheavy imports: no venv with numpy could be made; skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, reqs) = numpy_repo(dir.path());
+    let make = |warm: bool| -> Arc<dyn Executor> {
+        Arc::new(
+            LocalExecutor::new(LocalConfig {
+                repo: repo.clone(),
+                python: python.clone(),
+                pythonpath: vec![".".into()],
+                jobs: 1,
+                isolation: Wanted::default(),
+                warm,
+            })
+            .unwrap(),
+        )
+    };
+    let (cold, warm) = (make(false), make(true));
+    // The first warm run teaches the zygote numpy; it is untimed, as a run's first is not
+    // typical of its hundreds.
+    rt.block_on(cold.run(reqs[0].clone())).unwrap();
+    rt.block_on(warm.run(reqs[0].clone())).unwrap();
+    let (mut c, mut w) = (vec![], vec![]);
+    for r in &reqs {
+        let t = Instant::now();
+        rt.block_on(cold.run(r.clone())).unwrap();
+        c.push(t.elapsed());
+        let t = Instant::now();
+        rt.block_on(warm.run(r.clone())).unwrap();
+        w.push(t.elapsed());
+    }
+    let (mc, mw) = (median(c), median(w));
+    println!(
+        "\nheavy imports (tests import numpy; {}), median per execution, 1 worker:\n  cold {:.0} ms, warm {:.0} ms, {:.2}x",
+        python.display(),
+        mc.as_secs_f64() * 1000.0,
+        mw.as_secs_f64() * 1000.0,
+        mc.as_secs_f64() / mw.as_secs_f64()
+    );
 }
 
 fn main() {
@@ -209,4 +399,6 @@ fn main() {
         mw.as_secs_f64() * 1000.0,
         ml.as_secs_f64() / mw.as_secs_f64()
     );
+    throughput_table(&rt, rounds);
+    heavy_table(&rt);
 }
