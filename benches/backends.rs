@@ -272,6 +272,132 @@ fn heavy_table(rt: &tokio::runtime::Runtime) {
     );
 }
 
+/// Fork and in-process pytest alone, as the zygote does them, with nothing of evootter around:
+/// the floor under a warm execution. Prints the median in ms of every run it is given.
+const BARE_FORK: &str = r#"
+import json, os, sys, time, gc
+sys.path[0] = os.getcwd()
+import pytest, _pytest.config
+for n in _pytest.config.default_plugins:
+    try: __import__("_pytest." + n)
+    except Exception: pass
+gc.freeze()
+runs = json.load(open(sys.argv[1]))
+times = []
+for r in runs:
+    for rel, content in r["files"].items():
+        open(rel, "w").write(content)
+    t = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)
+        code = pytest.main(r["args"])
+        os._exit(int(code))
+    os.waitpid(pid, 0)
+    times.append(time.monotonic() - t)
+    for rel, content in r["restore"].items():
+        if content is None: os.remove(rel)
+        else: open(rel, "w").write(content)
+times.sort()
+print(times[len(times) // 2] * 1000)
+"#;
+
+/// The harness's own share of a warm execution: the warm executor's median against the
+/// bare fork-and-pytest median of the same runs, on one example, one worker.
+fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
+    let ex = examples().into_iter().next().unwrap();
+    let inst = Instance::load(&ex).unwrap();
+    let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
+    let reqs = requests(&inst);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&inst.repo)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let runs: Vec<serde_json::Value> = reqs
+        .iter()
+        .map(|r| {
+            let mut files = serde_json::Map::new();
+            let mut restore = serde_json::Map::new();
+            for f in std::iter::once(&r.test).chain(&r.overrides) {
+                files.insert(f.rel_path.clone(), f.content.clone().into());
+                let old = std::fs::read_to_string(copy.join(&f.rel_path)).ok();
+                restore.insert(
+                    f.rel_path.clone(),
+                    old.map_or(serde_json::Value::Null, Into::into),
+                );
+            }
+            serde_json::json!({
+                "files": files,
+                "restore": restore,
+                "args": [r.test.rel_path, "-p", "no:cacheprovider", "--no-header", "-rA",
+                         "--tb=short", "--color=no",
+                         format!("--junitxml={}", dir.path().join("j.xml").display())],
+            })
+        })
+        .collect();
+    let runs_file = dir.path().join("runs.json");
+    std::fs::write(&runs_file, serde_json::to_vec(&runs).unwrap()).unwrap();
+    let script = dir.path().join("bare.py");
+    std::fs::write(&script, BARE_FORK).unwrap();
+    let mut path = vec![copy.display().to_string()];
+    path.extend(
+        pythonpath
+            .iter()
+            .filter(|p| *p != ".")
+            .map(|p| copy.join(p).display().to_string()),
+    );
+    let bare = |_: ()| -> f64 {
+        let o = std::process::Command::new(python)
+            .arg("-B")
+            .arg(&script)
+            .arg(&runs_file)
+            .current_dir(&copy)
+            .env("PYTHONPATH", path.join(":"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(f64::NAN)
+    };
+    let warm: Arc<dyn Executor> = Arc::new(
+        LocalExecutor::new(LocalConfig {
+            repo: inst.repo.clone(),
+            python: python.to_path_buf(),
+            pythonpath,
+            jobs: 1,
+            isolation: Wanted::default(),
+            warm: true,
+        })
+        .unwrap(),
+    );
+    rt.block_on(warm.run(reqs[0].clone())).unwrap();
+    let (mut w, mut b) = (vec![], vec![]);
+    for _ in 0..3 {
+        b.push(bare(()));
+        for r in &reqs {
+            let t = Instant::now();
+            rt.block_on(warm.run(r.clone())).unwrap();
+            w.push(t.elapsed());
+        }
+    }
+    b.sort_by(f64::total_cmp);
+    let (mw, mb) = (median(w).as_secs_f64() * 1000.0, b[b.len() / 2]);
+    println!(
+        "\nharness overhead ({}, {}): warm execution {mw:.1} ms, bare fork + pytest {mb:.1} ms; \
+         evootter's share (staging, sandboxed zygote, sealing, log and junit parsing) {:.1} ms",
+        inst.name,
+        python.display(),
+        mw - mb
+    );
+}
+
 fn main() {
     let rounds: usize = std::env::args()
         .skip(1)
@@ -400,5 +526,6 @@ fn main() {
         ml.as_secs_f64() / mw.as_secs_f64()
     );
     throughput_table(&rt, rounds);
+    harness_table(&rt, &python);
     heavy_table(&rt);
 }
