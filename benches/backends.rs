@@ -272,8 +272,9 @@ fn heavy_table(rt: &tokio::runtime::Runtime) {
     );
 }
 
-/// Fork and in-process pytest alone, as the zygote does them, with nothing of evootter around:
-/// the floor under a warm execution. Prints the median in ms of every run it is given.
+/// Fork and in-process pytest alone, as the zygote does them (ending through the interpreter's
+/// normal shutdown), with nothing of evootter around: the floor under a warm execution.
+/// Prints the median in ms of every run it is given.
 const BARE_FORK: &str = r#"
 import json, os, sys, time, gc
 sys.path[0] = os.getcwd()
@@ -292,7 +293,8 @@ for r in runs:
     if pid == 0:
         fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)
         code = pytest.main(r["args"])
-        os._exit(int(code))
+        # Through the interpreter's normal shutdown, as a warm (and cold) run ends.
+        sys.exit(int(code))
     os.waitpid(pid, 0)
     times.append(time.monotonic() - t)
     for rel, content in r["restore"].items():
