@@ -72,7 +72,7 @@ fn sigkill_takes_the_warm_interpreters_with_it() {
 fn sigkill_case(executor: &str) {
     // The test body starts a uniquely named sleep, so the wait below is for pytest really
     // running the test (not for a launcher such as a pyenv shim still starting it).
-    let marker = format!("30.{}{}", std::process::id(), executor.len());
+    let marker = format!("30.{}{}", std::process::id(), u8::from(executor == "warm"));
     let slow = format!(
         "import subprocess\n\ndef test_slow():\n    subprocess.run(['sleep', '{marker}'])\n"
     );

@@ -12,6 +12,29 @@ const SYSTEM_PYTHON: &str = "/usr/bin/python3";
 
 #[test]
 fn an_unprivileged_user_gets_every_protection() {
+    unprivileged_run(
+        "cold",
+        &[
+            "sealed by an overlay per execution",
+            "a pid namespace per execution",
+        ],
+    );
+}
+
+/// The same with the warm executor: its interpreter lives in the same sandbox.
+#[test]
+fn an_unprivileged_user_gets_every_protection_with_the_warm_executor() {
+    unprivileged_run(
+        "warm",
+        &[
+            "warm (forked per execution)",
+            "sealed by rescanning the copy after each execution",
+            "a pid namespace per worker, each execution's leftovers killed",
+        ],
+    );
+}
+
+fn unprivileged_run(executor: &str, sealing: &[&str]) {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     let has_pytest = std::process::Command::new(SYSTEM_PYTHON)
@@ -22,7 +45,7 @@ fn an_unprivileged_user_gets_every_protection() {
         has_pytest,
         "{SYSTEM_PYTHON} needs pytest for this test (`apt-get install python3-pytest`, as .ci/setup does)"
     );
-    let marker = format!("31.{}", std::process::id());
+    let marker = format!("31.{}{}", std::process::id(), u8::from(executor == "warm"));
     let tiny = Tiny::four();
     let outside = tiny.dir.path().join("outside.txt");
     std::fs::write(
@@ -56,6 +79,7 @@ fn an_unprivileged_user_gets_every_protection() {
     let out = cmd
         .env("HOME", tiny.dir.path().join("home"))
         .args(["run", "--focal", "calc/ops.py::clamp", "--mutants", "4"])
+        .args(["--executor", executor])
         .args(["--python", SYSTEM_PYTHON, "--repo"])
         .arg(&tiny.repo)
         .arg("--issue")
@@ -70,12 +94,10 @@ fn an_unprivileged_user_gets_every_protection() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    for protection in [
-        "sealed by an overlay per execution",
-        "a pid namespace per execution",
+    for protection in sealing.iter().copied().chain([
         "no network (a private network namespace)",
         "writes confined (Landlock ABI",
-    ] {
+    ]) {
         assert!(err.contains(protection), "missing `{protection}`: {err}");
     }
     let r = read_json(&tiny.out("out").join("report.json"));

@@ -680,11 +680,16 @@ impl Executor for LocalExecutor {
 
     fn describe(&self) -> String {
         format!(
-            "local: {} worker{}, python {}; {}",
+            "local: {} worker{}, python {}{}; {}",
             self.workers.len(),
             if self.workers.len() == 1 { "" } else { "s" },
             self.python_version,
-            self.protections.describe()
+            if self.warm.is_some() {
+                ", warm (forked per execution)"
+            } else {
+                ""
+            },
+            self.protections.describe_for(self.warm.is_some())
         )
     }
 

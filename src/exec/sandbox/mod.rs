@@ -128,15 +128,26 @@ impl Protections {
 
     /// One line for the run's header: what protects the user's machine and the next run.
     pub fn describe(&self) -> String {
+        self.describe_for(false)
+    }
+
+    /// `describe` for the warm executor (`warm`), whose interpreter outlives its runs: the
+    /// rescan seal, and a pid namespace per worker with each run's leftovers killed by the
+    /// interpreter.
+    pub fn describe_for(&self, warm: bool) -> String {
+        let seal = if warm { Seal::Rescan } else { self.seal() };
         let mut parts = vec![
-            match self.seal() {
+            match seal {
                 Seal::Overlay => "sealed by an overlay per execution".to_string(),
                 Seal::Rescan => "sealed by rescanning the copy after each execution".to_string(),
             },
-            if self.pid_ns {
-                "a pid namespace per execution".to_string()
-            } else {
-                "leftover processes killed by a subreaper".to_string()
+            match (warm, self.pid_ns) {
+                (false, true) => "a pid namespace per execution".to_string(),
+                (false, false) => "leftover processes killed by a subreaper".to_string(),
+                (true, true) => {
+                    "a pid namespace per worker, each execution's leftovers killed".to_string()
+                }
+                (true, false) => "each execution's leftovers killed by a subreaper".to_string(),
             },
         ];
         if self.sandbox {
