@@ -292,3 +292,42 @@ async fn a_test_that_kills_its_interpreter_is_an_error_not_a_kill() {
     assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
     assert!(ok.raw_log.contains("assert 9 == 10"), "{}", ok.raw_log);
 }
+
+/// Every warm run gets a network namespace of its own where cold runs do: a port one run
+/// left in TIME_WAIT does not stop the next run of the same worker from binding it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_port_left_in_time_wait_does_not_reach_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let test = "import socket\n\n\
+                def test_time_wait():\n    \
+                    srv = socket.socket()\n    \
+                    srv.bind(('127.0.0.1', 47613))\n    \
+                    srv.listen(1)\n    \
+                    cli = socket.create_connection(('127.0.0.1', 47613))\n    \
+                    conn, _ = srv.accept()\n    \
+                    conn.close()\n    \
+                    cli.close()\n    \
+                    srv.close()\n";
+    let cold = executor(&repo, vec![".".into()], 1, false);
+    let warm = executor(&repo, vec![".".into()], 1, true);
+    if !cold.protections().network_namespace() {
+        eprintln!("SKIPPED: no network namespaces here, so cold runs share the host's too");
+        return;
+    }
+    for exec in [&cold, &warm] {
+        for round in 0..2 {
+            let r = exec
+                .run(request("tests/test_tw.py", test, Duration::from_secs(30)))
+                .await
+                .unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Passed,
+                "{}, round {round}: {}",
+                exec.describe(),
+                r.raw_log
+            );
+        }
+    }
+}

@@ -584,6 +584,7 @@ impl LocalExecutor {
             plan,
             stderr: w.zygote_err.clone(),
             clean,
+            netns_per_run: self.protections.network_namespace(),
             owner: self.id,
         })
         .await

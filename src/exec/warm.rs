@@ -48,6 +48,8 @@ pub struct Start<'a> {
     pub stderr: PathBuf,
     /// Private tmpfs mounts the zygote empties after every execution.
     pub clean: Vec<String>,
+    /// Give every execution a network namespace of its own, as the cold runs have.
+    pub netns_per_run: bool,
     pub owner: u64,
 }
 
@@ -84,6 +86,10 @@ impl Zygote {
         }
         cmd.envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cmd.env("EVOOTTER_ZYGOTE_CLEAN", s.clean.join(":"));
+        cmd.env(
+            "EVOOTTER_ZYGOTE_NETNS",
+            if s.netns_per_run { "1" } else { "0" },
+        );
         let plan = s.plan;
         // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
         // prepared before the fork.

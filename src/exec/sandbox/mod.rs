@@ -108,6 +108,11 @@ impl Protections {
         self.sandbox
     }
 
+    /// Whether runs get a network namespace of their own.
+    pub fn network_namespace(&self) -> bool {
+        self.userns.is_some() && self.net_ns
+    }
+
     /// Protections asked for that are missing here, each with why (for the run's notes).
     pub fn missing(&self) -> &[String] {
         &self.missing
