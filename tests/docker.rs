@@ -6,6 +6,7 @@
 
 mod common;
 use common::bench_rows::{mirror, row};
+use common::exec::{decisions, request, run_all};
 use common::*;
 use evootter::exec::{
     DockerConfig, DockerExecutor, ExecRequest, ExecResult, Executor, FileOverride, LocalConfig,
@@ -65,36 +66,6 @@ fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
         warm: false,
     })
     .unwrap()
-}
-
-fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
-    ExecRequest {
-        test: FileOverride {
-            rel_path: rel.into(),
-            content: content.into(),
-        },
-        overrides: vec![],
-        removed: vec![],
-        timeout,
-        trace: None,
-    }
-}
-
-/// Runs every request at once (the executor queues them on its workers), in order.
-async fn run_all(exec: Arc<dyn Executor>, requests: &[ExecRequest]) -> Vec<ExecResult> {
-    let handles: Vec<_> = requests
-        .iter()
-        .cloned()
-        .map(|r| {
-            let exec = exec.clone();
-            tokio::spawn(async move { exec.run(r).await })
-        })
-        .collect();
-    let mut out = vec![];
-    for h in handles {
-        out.push(h.await.unwrap().unwrap());
-    }
-    out
 }
 
 fn summary(r: &ExecResult) -> (String, String, String) {
@@ -636,30 +607,6 @@ async fn ctrl_c_ends_the_runs_in_containers() {
     let (_, container) = d.container(0).await.unwrap();
     assert_eq!(container_processes(&container), Vec::<String>::new());
     d.shutdown().await;
-}
-
-/// What a finished session decided, without what differs between machines (timings, pids,
-/// paths, raw logs that name the interpreter): every generation's ranking and cut, the final
-/// test, the F2P evaluation, and every execution's outcome and normalized log.
-fn decisions(session: &Path) -> serde_json::Value {
-    let s = read_json(session);
-    let executions: serde_json::Map<String, serde_json::Value> = s["executions"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, e)| {
-            (
-                k.clone(),
-                serde_json::json!([e["outcome"], e["normalized_log"], e["status_map"]]),
-            )
-        })
-        .collect();
-    serde_json::json!({
-        "generations": s["generations"],
-        "final_test": s["final_test"],
-        "evaluation": s["evaluation"],
-        "executions": executions,
-    })
 }
 
 /// `run --backend docker` is the same run as a local one: the same executions, kill

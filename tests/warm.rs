@@ -4,9 +4,10 @@
 //! test, kills what a test left running, and is replaced when a test kills it.
 
 mod common;
+use common::exec::{decisions, request, run_all};
 use common::*;
 use evootter::exec::{
-    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
+    ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
 };
 use evootter::instance::Instance;
 use std::path::{Path, PathBuf};
@@ -29,35 +30,6 @@ fn executor(repo: &Path, pythonpath: Vec<String>, jobs: usize, warm: bool) -> Lo
         warm,
     })
     .unwrap()
-}
-
-fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
-    ExecRequest {
-        test: FileOverride {
-            rel_path: rel.into(),
-            content: content.into(),
-        },
-        overrides: vec![],
-        removed: vec![],
-        timeout,
-        trace: None,
-    }
-}
-
-async fn run_all(exec: Arc<dyn Executor>, requests: &[ExecRequest]) -> Vec<ExecResult> {
-    let handles: Vec<_> = requests
-        .iter()
-        .cloned()
-        .map(|r| {
-            let exec = exec.clone();
-            tokio::spawn(async move { exec.run(r).await })
-        })
-        .collect();
-    let mut out = vec![];
-    for h in handles {
-        out.push(h.await.unwrap().unwrap());
-    }
-    out
 }
 
 fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
@@ -171,30 +143,13 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
     let warm = dir.path().join("warm");
     run(&cold, "cold");
     run(&warm, "warm");
-    let decisions = |p: &Path| {
-        let s = read_json(&p.join("session.json"));
-        let executions: serde_json::Map<String, serde_json::Value> = s["executions"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, e)| {
-                (
-                    k.clone(),
-                    serde_json::json!([e["outcome"], e["normalized_log"]]),
-                )
-            })
-            .collect();
-        serde_json::json!({
-            "generations": s["generations"],
-            "final_test": s["final_test"],
-            "evaluation": s["evaluation"],
-            "executions": executions,
-            "executor": s["config"]["executor"],
-        })
-    };
-    let (a, b) = (decisions(&cold), decisions(&warm));
-    assert_eq!(a["executor"], "cold");
-    assert_eq!(b["executor"], "warm");
+    let executor = |p: &Path| read_json(&p.join("session.json"))["config"]["executor"].clone();
+    assert_eq!(executor(&cold), "cold");
+    assert_eq!(executor(&warm), "warm");
+    let (a, b) = (
+        decisions(&cold.join("session.json")),
+        decisions(&warm.join("session.json")),
+    );
     assert!(a["executions"].as_object().unwrap().len() > 50);
     for k in ["generations", "final_test", "evaluation", "executions"] {
         assert_eq!(a[k], b[k], "{k} differs between cold and warm");

@@ -325,11 +325,7 @@ impl LocalExecutor {
         let dirs = w.dirs();
         let (test_rel, staged, traced) = pytest_run::staged_files(&req)?;
 
-        remove_path(&w.run_dir);
-        for d in ["home", "tmp"] {
-            let p = w.run_dir.join(d);
-            std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
-        }
+        fresh_run_dir(w)?;
         // Declared before the process guard so it is dropped after it: the copy is put back
         // only once every process that could still use it is dead.
         let mut sealed = Sealed {
@@ -516,11 +512,7 @@ impl LocalExecutor {
                     lock(rescan).restore(&w.copy, &self.base, &sealed.staged);
                 }
                 Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?;
-                remove_path(&w.run_dir);
-                for d in ["home", "tmp"] {
-                    let p = w.run_dir.join(d);
-                    std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
-                }
+                fresh_run_dir(w)?;
             }
             if slot.slot.is_none() {
                 *slot.slot = Some(self.start_zygote(w).await?);
@@ -607,6 +599,16 @@ impl LocalExecutor {
         }
         env.into_iter().collect()
     }
+}
+
+/// Empties the worker's run directory and makes its private `home/` and `tmp/` again.
+fn fresh_run_dir(w: &Worker) -> Result<(), ExecError> {
+    remove_path(&w.run_dir);
+    for d in ["home", "tmp"] {
+        let p = w.run_dir.join(d);
+        std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
+    }
+    Ok(())
 }
 
 /// How a run's process ended: its exit code (`None`: killed by a signal), or the timeout.
