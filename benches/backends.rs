@@ -7,7 +7,9 @@
 //! - `warm`: the local backend forking a warm interpreter per execution (`exec::warm`), same
 //!   protections;
 //! - `docker`: the Docker backend, one long-lived container, image `EVOOTTER_TEST_IMAGE`
-//!   (default `evootter-python:bookworm`, built by `.ci/docker`); skipped without a daemon.
+//!   (default `evootter-python:bookworm`, built by `.ci/docker`), cold (a `docker exec` per
+//!   step) and warm (the zygote inside the container), each against the local backend of
+//!   the same executor; skipped without a daemon.
 //!
 //! For every example, each candidate test runs on `c_old` and on one mutant; the backends'
 //! executions are interleaved request by request, one worker each, and medians compared.
@@ -66,7 +68,7 @@ fn requests(inst: &Instance) -> Vec<ExecRequest> {
                 overrides,
                 removed: vec![],
                 timeout: Duration::from_secs(60),
-                trace: None,
+                trace: vec![],
             });
         }
     }
@@ -222,7 +224,7 @@ fn numpy_repo(dir: &Path) -> (PathBuf, Vec<ExecRequest>) {
             },
             removed: vec![],
             timeout: Duration::from_secs(60),
-            trace: None,
+            trace: vec![],
         })
         .collect();
     (repo, reqs)
@@ -400,6 +402,30 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
     );
 }
 
+/// One row of the main table from the times of each backend (Docker's may be empty).
+fn backend_row(times: [Vec<Duration>; 4]) -> String {
+    let [cold, warm, dock_cold, dock_warm] = times.map(|t| (!t.is_empty()).then(|| median(t)));
+    let ms = |d: Option<Duration>| {
+        d.map_or("-".to_owned(), |d| {
+            format!("{:.0} ms", d.as_secs_f64() * 1000.0)
+        })
+    };
+    let ratio = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
+        _ => "-".to_owned(),
+    };
+    format!(
+        "{:>10} {:>10} {:>8} {:>10} {:>8} {:>10} {:>8}",
+        ms(cold),
+        ms(warm),
+        ratio(cold, warm),
+        ms(dock_cold),
+        ratio(dock_cold, cold),
+        ms(dock_warm),
+        ratio(dock_warm, warm)
+    )
+}
+
 fn main() {
     let rounds: usize = std::env::args()
         .skip(1)
@@ -423,10 +449,11 @@ fn main() {
         }
     );
     println!(
-        "{:<22} {:>5} {:>10} {:>10} {:>12} {:>10} {:>8}",
-        "example", "runs", "cold", "warm", "warm speedup", "docker", "ratio"
+        "{:<22} {:>5} {:>10} {:>10} {:>8} {:>10} {:>8} {:>10} {:>8}",
+        "example", "runs", "cold", "warm", "speedup", "dock cold", "/cold", "dock warm", "/warm"
     );
-    let (mut all_local, mut all_warm, mut all_docker) = (vec![], vec![], vec![]);
+    // Medians per backend: local cold, local warm, docker cold, docker warm.
+    let mut all: [Vec<Duration>; 4] = Default::default();
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
@@ -444,89 +471,55 @@ fn main() {
                 .unwrap(),
             )
         };
-        let local = local_with(false);
-        let warm = local_with(true);
-        let dock: Option<Arc<dyn Executor>> = docker.then(|| {
-            let d = rt
-                .block_on(DockerExecutor::new(DockerConfig {
-                    image: image.clone(),
-                    jobs: 1,
-                    pythonpath: pythonpath.clone(),
-                    repo: inst.repo.clone(),
-                    ..Default::default()
-                }))
-                .unwrap();
-            Arc::new(d) as Arc<dyn Executor>
-        });
-        // One untimed run each: page cache, imports, the container's first exec.
-        rt.block_on(local.run(reqs[0].clone())).unwrap();
-        rt.block_on(warm.run(reqs[0].clone())).unwrap();
-        if let Some(d) = &dock {
-            rt.block_on(d.run(reqs[0].clone())).unwrap();
+        let docker_with = |warm: bool| -> Option<Arc<dyn Executor>> {
+            docker.then(|| {
+                let d = rt
+                    .block_on(DockerExecutor::new(DockerConfig {
+                        image: image.clone(),
+                        jobs: 1,
+                        pythonpath: pythonpath.clone(),
+                        repo: inst.repo.clone(),
+                        warm,
+                        ..Default::default()
+                    }))
+                    .unwrap();
+                Arc::new(d) as Arc<dyn Executor>
+            })
+        };
+        let backends: Vec<Arc<dyn Executor>> = [
+            Some(local_with(false)),
+            Some(local_with(true)),
+            docker_with(false),
+            docker_with(true),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        // One untimed run each: page cache, imports, the container's first exec, the zygote.
+        for b in &backends {
+            rt.block_on(b.run(reqs[0].clone())).unwrap();
         }
-        let (mut l, mut wm, mut d) = (vec![], vec![], vec![]);
+        let mut times: [Vec<Duration>; 4] = Default::default();
         for _ in 0..rounds {
             for r in &reqs {
-                let t = Instant::now();
-                rt.block_on(local.run(r.clone())).unwrap();
-                l.push(t.elapsed());
-                let t = Instant::now();
-                rt.block_on(warm.run(r.clone())).unwrap();
-                wm.push(t.elapsed());
-                if let Some(dk) = &dock {
+                for (i, b) in backends.iter().enumerate() {
                     let t = Instant::now();
-                    rt.block_on(dk.run(r.clone())).unwrap();
-                    d.push(t.elapsed());
+                    rt.block_on(b.run(r.clone())).unwrap();
+                    times[i].push(t.elapsed());
                 }
             }
         }
-        all_local.extend(l.iter().copied());
-        all_warm.extend(wm.iter().copied());
-        all_docker.extend(d.iter().copied());
-        let ml = median(l);
-        let mw = median(wm);
-        let row = if d.is_empty() {
-            format!("{:>10} {:>8}", "-", "-")
-        } else {
-            let md = median(d);
-            format!(
-                "{:>7.0} ms {:>7.2}x",
-                md.as_secs_f64() * 1000.0,
-                md.as_secs_f64() / ml.as_secs_f64()
-            )
-        };
+        for (a, t) in all.iter_mut().zip(&times) {
+            a.extend(t.iter().copied());
+        }
         println!(
-            "{:<22} {:>5} {:>7.0} ms {:>7.0} ms {:>11.2}x {row}",
+            "{:<22} {:>5} {}",
             inst.name,
             reqs.len() * rounds,
-            ml.as_secs_f64() * 1000.0,
-            mw.as_secs_f64() * 1000.0,
-            ml.as_secs_f64() / mw.as_secs_f64()
+            backend_row(times)
         );
-        if let Some(d) = dock {
-            drop(d);
-        }
     }
-    let ml = median(all_local);
-    let mw = median(all_warm);
-    let docker = if all_docker.is_empty() {
-        format!("{:>10} {:>8}", "-", "-")
-    } else {
-        let md = median(all_docker);
-        format!(
-            "{:>7.0} ms {:>7.2}x",
-            md.as_secs_f64() * 1000.0,
-            md.as_secs_f64() / ml.as_secs_f64()
-        )
-    };
-    println!(
-        "{:<22} {:>5} {:>7.0} ms {:>7.0} ms {:>11.2}x {docker}",
-        "all",
-        "",
-        ml.as_secs_f64() * 1000.0,
-        mw.as_secs_f64() * 1000.0,
-        ml.as_secs_f64() / mw.as_secs_f64()
-    );
+    println!("{:<22} {:>5} {}", "all", "", backend_row(all));
     throughput_table(&rt, rounds);
     harness_table(&rt, &python);
     heavy_table(&rt);

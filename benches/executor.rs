@@ -51,7 +51,7 @@ fn requests(repo: &Path, rounds: usize) -> Vec<ExecRequest> {
             },
             removed: vec![],
             timeout: Duration::from_secs(60),
-            trace: None,
+            trace: vec![],
         })
         .collect()
 }

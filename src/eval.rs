@@ -75,7 +75,7 @@ impl PatchedFiles {
             overrides: self.changed.clone(),
             removed: self.removed.clone(),
             timeout,
-            trace: None,
+            trace: vec![],
         }
     }
 }

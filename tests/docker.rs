@@ -76,13 +76,17 @@ fn summary(r: &ExecResult) -> (String, String, String) {
     )
 }
 
-/// The processes in a container other than pid 1, each as `pid comm state`.
+/// How the warm interpreter shows in a container's process list.
+const ZYGOTE: &str = "/tmp/evootter/zygote.py";
+
+/// The processes in a container other than pid 1, each as `pid comm state cmdline`.
 fn container_processes(container: &str) -> Vec<String> {
     let out = Command::new("docker")
         .args(["exec", container, "sh", "-c"])
         .arg(
             "for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" = 1 ] || [ \"$p\" = \"$$\" ] || \
-             echo \"$p $(cat /proc/$p/comm) $(grep State /proc/$p/status)\"; done",
+             echo \"$p $(cat /proc/$p/comm) $(grep State /proc/$p/status) \
+             $(tr '\\0' ' ' < /proc/$p/cmdline)\"; done",
         )
         .output()
         .unwrap();
@@ -115,7 +119,7 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
         return;
     }
     let _gate = GATE.read().await;
-    let (mut local_time, mut docker_time, mut runs) = (Duration::ZERO, Duration::ZERO, 0);
+    let (mut local_time, mut docker_time, mut runs) = (Duration::ZERO, [Duration::ZERO; 2], 0);
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
         let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
@@ -164,48 +168,56 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
         let expected = run_all(l.clone(), &requests).await;
         local_time += started.elapsed();
 
-        let started = Instant::now();
-        let d = Arc::new(
-            DockerExecutor::new(docker_cfg(&inst.repo, pythonpath, 2))
+        for warm in [false, true] {
+            let started = Instant::now();
+            let d = Arc::new(
+                DockerExecutor::new(DockerConfig {
+                    warm,
+                    ..docker_cfg(&inst.repo, pythonpath.clone(), 2)
+                })
                 .await
                 .unwrap(),
-        );
-        let setup = started.elapsed();
-        let got = run_all(d.clone(), &requests).await;
-        docker_time += started.elapsed() - setup;
-        runs += requests.len();
-        println!(
-            "{}: {} runs; docker setup {:.2} s; {}",
-            inst.name,
-            requests.len(),
-            setup.as_secs_f64(),
-            d.describe()
-        );
-        for (i, (a, b)) in expected.iter().zip(&got).enumerate() {
-            assert!(
-                a.changed.is_empty() && b.changed.is_empty(),
-                "{}",
-                b.raw_log
             );
-            assert_eq!(
-                summary(a),
-                summary(b),
-                "{}: request {i} ({}, {} overrides) differs between\n  {}\nand\n  {}\n--- \
-                 docker raw log\n{}",
-                ex.display(),
-                requests[i].test.rel_path,
-                requests[i].overrides.len(),
-                l.describe(),
-                d.describe(),
-                b.raw_log
+            let setup = started.elapsed();
+            let got = run_all(d.clone(), &requests).await;
+            docker_time[usize::from(warm)] += started.elapsed() - setup;
+            println!(
+                "{}: {} runs; docker setup {:.2} s; {}",
+                inst.name,
+                requests.len(),
+                setup.as_secs_f64(),
+                d.describe()
             );
+            for (i, (a, b)) in expected.iter().zip(&got).enumerate() {
+                assert!(
+                    a.changed.is_empty() && b.changed.is_empty(),
+                    "{}",
+                    b.raw_log
+                );
+                assert_eq!(
+                    summary(a),
+                    summary(b),
+                    "{}: request {i} ({}, {} overrides) differs between\n  {}\nand\n  {}\n--- \
+                     docker raw log\n{}",
+                    ex.display(),
+                    requests[i].test.rel_path,
+                    requests[i].overrides.len(),
+                    l.describe(),
+                    d.describe(),
+                    b.raw_log
+                );
+            }
+            d.shutdown().await;
         }
-        d.shutdown().await;
+        runs += requests.len();
     }
+    let per = |d: Duration| d.as_secs_f64() * 1000.0 / runs as f64;
     println!(
-        "per execution, 2 workers each: local {:.0} ms, docker {:.0} ms ({runs} runs)",
-        local_time.as_secs_f64() * 1000.0 / runs as f64,
-        docker_time.as_secs_f64() * 1000.0 / runs as f64
+        "per execution, 2 workers each: local {:.0} ms, docker cold {:.0} ms, docker warm \
+         {:.0} ms ({runs} runs)",
+        per(local_time),
+        per(docker_time[0]),
+        per(docker_time[1])
     );
 }
 
@@ -235,7 +247,21 @@ async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
     let repo = tiny_repo(dir.path());
     let pp = vec![".".to_owned()];
     let l = local(&repo, pp.clone(), 1);
-    let d = DockerExecutor::new(docker_cfg(&repo, pp, 1)).await.unwrap();
+    for warm in [false, true] {
+        let d = DockerExecutor::new(DockerConfig {
+            warm,
+            ..docker_cfg(&repo, pp.clone(), 1)
+        })
+        .await
+        .unwrap();
+        vandal_case(&l, &d).await;
+        d.shutdown().await;
+    }
+}
+
+/// What `a_test_writing_into_its_copy_changes_nothing_for_the_next_run` checks of one
+/// Docker executor.
+async fn vandal_case(l: &LocalExecutor, d: &DockerExecutor) {
     let t = Duration::from_secs(30);
     let clean = request("tests/test_clamp.py", CLAMP_TEST, t);
     let vandal = request("tests/test_vandal.py", VANDAL, t);
@@ -273,7 +299,7 @@ async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
     }
     // Traced runs trace in the container too.
     let mut traced = clean.clone();
-    traced.trace = Some("calc/ops.py".into());
+    traced.trace = vec!["calc/ops.py".into()];
     let (lt, dt) = (
         l.run(traced.clone()).await.unwrap(),
         d.run(traced).await.unwrap(),
@@ -293,7 +319,6 @@ async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
     assert!(m.changed.is_empty(), "{:?}", m.changed);
     let after = d.run(clean.clone()).await.unwrap();
     assert_eq!(summary(&after), summary(&before), "{}", after.raw_log);
-    d.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -304,9 +329,19 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
     let _gate = GATE.read().await;
     let dir = tempfile::tempdir().unwrap();
     let repo = tiny_repo(dir.path());
-    let d = DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 1))
+    for warm in [false, true] {
+        let d = DockerExecutor::new(DockerConfig {
+            warm,
+            ..docker_cfg(&repo, vec![".".into()], 1)
+        })
         .await
         .unwrap();
+        hang_case(&d, warm).await;
+        d.shutdown().await;
+    }
+}
+
+async fn hang_case(d: &DockerExecutor, warm: bool) {
     let hang = "import subprocess, time\n\ndef test_hang():\n    subprocess.Popen(['setsid', 'sleep', '600'])\n    subprocess.Popen(['sh', '-c', 'sleep 700 & sleep 800'])\n    print('started', flush=True)\n    time.sleep(600)\n";
     let started = Instant::now();
     let r = d
@@ -323,7 +358,11 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
     println!("a 3 s timeout returned after {:.2} s", took.as_secs_f64());
     assert!(took < Duration::from_secs(8), "took {took:?}");
     let (_, container) = d.container(0).await.unwrap();
-    assert_eq!(container_processes(&container), Vec::<String>::new());
+    let left = container_processes(&container);
+    let (zygote, others): (Vec<_>, Vec<_>) = left.iter().partition(|p| p.contains(ZYGOTE));
+    assert_eq!(others, Vec::<&String>::new(), "warm: {warm}");
+    // The warm interpreter survives the runs it ends.
+    assert_eq!(zygote.len(), usize::from(warm), "{left:?}");
     // And the worker still runs tests, in a fresh container if its own died.
     let killed = Command::new("docker")
         .args(["kill", &container])
@@ -340,7 +379,6 @@ async fn a_hanging_test_is_killed_at_its_timeout_with_everything_it_started() {
         .unwrap();
     assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
     assert_ne!(d.container(0).await.unwrap().1, container);
-    d.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

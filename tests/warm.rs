@@ -77,7 +77,7 @@ async fn warm_and_cold_runs_log_the_same_on_every_example() {
         }
         // A traced run, as the pair explanation and coverage make them.
         let mut traced = requests[1].clone();
-        traced.trace = Some(pool.mutants[0].file.clone());
+        traced.trace = vec![pool.mutants[0].file.clone()];
         requests.push(traced);
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
         let cold = Arc::new(executor(&inst.repo, pythonpath.clone(), 2, false));

@@ -58,6 +58,7 @@ fn config() -> RunConfig {
         sandbox: true,
         docker: None,
         executor: Default::default(),
+        reach: Default::default(),
     }
 }
 
@@ -367,8 +368,18 @@ async fn curate_quit_and_resume_with_real_pytest() {
         .unwrap()
         .id
         .clone();
+    let m_file = doc
+        .pool
+        .as_ref()
+        .unwrap()
+        .mutants
+        .iter()
+        .find(|x| x.id == m)
+        .unwrap()
+        .file
+        .clone();
     let run = wb.pair_runner().run(&f2p, &m, true).await.unwrap();
-    let lines = run.old.trace.clone().expect("traced");
+    let lines = run.old.lines_of(&m_file).expect("traced").to_vec();
     assert!(lines.contains(&3), "clamp's first check runs: {lines:?}");
     assert_eq!(
         run.old.normalized_log,

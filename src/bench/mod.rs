@@ -360,18 +360,17 @@ async fn coverage_runs(
         .await
         .map_err(|e| e.to_string())?;
     let c = &doc.tests[t];
-    for file in changed.keys() {
-        let mut req = golden.request(
-            exec::FileOverride {
-                rel_path: c.rel_path.clone(),
-                content: c.source.clone(),
-            },
-            Duration::from_secs_f64(doc.config.timeout_secs),
-        );
-        req.trace = Some(file.clone());
-        let r = ex.run(req).await.map_err(|e| e.to_string())?;
-        out.insert(file.clone(), r.trace.unwrap_or_default());
-    }
+    // One run traces every changed file.
+    let mut req = golden.request(
+        exec::FileOverride {
+            rel_path: c.rel_path.clone(),
+            content: c.source.clone(),
+        },
+        Duration::from_secs_f64(doc.config.timeout_secs),
+    );
+    req.trace = changed.keys().cloned().collect();
+    let r = ex.run(req).await.map_err(|e| e.to_string())?;
+    out.extend(r.trace.unwrap_or_default());
     Ok(out)
 }
 
@@ -439,7 +438,7 @@ async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<Str
             overrides: others.clone(),
             removed: tests.removed.clone(),
             timeout,
-            trace: None,
+            trace: vec![],
         };
         let mut after = before.clone();
         after.overrides.extend(golden.changed.iter().cloned());

@@ -95,9 +95,45 @@ impl Progress {
                 mutants,
                 executions,
                 cached,
-            } => self.line(format!(
-                "== generation {generation}: {tests} tests x {mutants} mutants, {executions} executions ({cached} cached)"
-            )),
+                provisional,
+            } => self.line(if provisional {
+                format!(
+                    "== generation {generation}: {tests} tests; the mutants are sampled from \
+                     what they reach once their c_old runs are traced"
+                )
+            } else {
+                format!(
+                    "== generation {generation}: {tests} tests x {mutants} mutants, {executions} \
+                     executions ({cached} cached)"
+                )
+            }),
+            Event::MutantsSampled {
+                generation,
+                mutants,
+                reached,
+                unreached,
+                unreached_kinds,
+                executions,
+                cached,
+            } => {
+                let kinds: Vec<String> = unreached_kinds
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect();
+                self.line(format!(
+                    "   reach: generation {generation}'s tests execute {reached} of the pool's {} \
+                     mutants on c_old; the other {unreached}{} never run",
+                    reached + unreached,
+                    if kinds.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", kinds.join(", "))
+                    }
+                ));
+                self.line(format!(
+                    "   sample: {mutants} reached mutants, {executions} executions ({cached} cached)"
+                ));
+            }
             // The live counter moves when executions finish.
             // The driver reports how the run ended.
             Event::ExecutionStarted { .. } | Event::Idle | Event::Stopped { .. } => {}
@@ -125,7 +161,9 @@ impl Progress {
                 }
                 if self.tty {
                     self.live(s);
-                } else if total > 0 && (done * 10 / total != (done - 1) * 10 / total || done == total) {
+                } else if total > 0
+                    && (done * 10 / total != (done - 1) * 10 / total || done == total)
+                {
                     self.line(s);
                 }
             }
@@ -137,7 +175,11 @@ impl Progress {
             } => self.line(format!(
                 "   generation {generation}: kept {} (by {selected_by}{})",
                 selected.join(", "),
-                if fitness_decided { "" } else { ", fitness tied at the cut" }
+                if fitness_decided {
+                    ""
+                } else {
+                    ", fitness tied at the cut"
+                }
             )),
             Event::Evaluated { test, f2p } => self.line(format!(
                 "   {test}: c_old {:?}, with golden patch {:?} -> F2P {}",
@@ -145,9 +187,10 @@ impl Progress {
                 f2p.new,
                 if f2p.f2p { "yes" } else { "no" }
             )),
-            Event::Finished { final_test } => {
-                self.line(format!("== done: final test {}", final_test.unwrap_or_default()))
-            }
+            Event::Finished { final_test } => self.line(format!(
+                "== done: final test {}",
+                final_test.unwrap_or_default()
+            )),
             Event::Note { message } => self.line(format!("note: {message}")),
             Event::LlmCalled {
                 step,

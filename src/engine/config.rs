@@ -174,6 +174,11 @@ pub struct RunConfig {
     /// cold, and resume so.
     #[serde(default)]
     pub executor: ExecutorKind,
+    /// Which mutants each generation samples: all of the pool, or those some test of the
+    /// population reaches on `c_old` (then the pool holds every mutant the focal functions
+    /// yield, and `mutants` bounds the schedule). Sessions from before sampled from all.
+    #[serde(default)]
+    pub reach: MutantReach,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -187,6 +192,22 @@ pub enum ExecutorKind {
 cli_enum!(ExecutorKind, "executor", [
     "cold" => ExecutorKind::Cold,
     "warm" => ExecutorKind::Warm,
+]);
+
+/// Which mutants a generation samples from (`engine::reach`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MutantReach {
+    /// The whole pool, as the paper samples (and as sessions from before the choice ran).
+    #[default]
+    All,
+    /// Only mutants whose changed lines some test of the population executes on `c_old`.
+    Reached,
+}
+
+cli_enum!(MutantReach, "mutant reach", [
+    "all" => MutantReach::All,
+    "reached" => MutantReach::Reached,
 ]);
 
 /// The Docker backend's settings (`--backend docker`), kept so a resumed run uses them again.

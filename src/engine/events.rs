@@ -26,6 +26,21 @@ pub enum Event {
         mutants: usize,
         executions: usize,
         cached: usize,
+        /// Reach-aware: the sample is drawn again once the tests' `c_old` runs are traced
+        /// (`MutantsSampled`); the counts here assume every mutant is reached.
+        #[serde(default)]
+        provisional: bool,
+    },
+    /// A reach-aware generation's sample, drawn after its baselines showed what its tests
+    /// reach: `mutants` of the `reached` ones; `unreached` no test of it executes.
+    MutantsSampled {
+        generation: usize,
+        mutants: usize,
+        reached: usize,
+        unreached: usize,
+        unreached_kinds: std::collections::BTreeMap<crate::mutate::MutantKind, usize>,
+        executions: usize,
+        cached: usize,
     },
     /// An execution was handed to the executor (a view draws its cell as running).
     ExecutionStarted {

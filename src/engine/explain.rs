@@ -643,6 +643,7 @@ mod tests {
             tie_break: None,
             offspring: vec![],
             parents: None,
+            reach: None,
         };
         let facts = TestFacts::of_generation(&doc, &g);
         let c = &doc.config;

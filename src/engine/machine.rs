@@ -7,10 +7,11 @@
 //! crash loses at most the step in flight, and even then finished executions are saved as they
 //! come and never run again (the cache is keyed by test content and target).
 
-use super::config::{CrossoverStrategy, CutRule, SelectionStrategy};
+use super::config::{CrossoverStrategy, CutRule, MutantReach, SelectionStrategy};
 use super::events::Event;
 use super::halving::{mutants_for, survivors};
 use super::kill;
+use super::reach;
 use super::selection::{self, SelectionParams, TestFacts};
 use super::session::*;
 use crate::exec::{ExecRequest, ExecResult, Executor, FileOverride, Outcome};
@@ -229,12 +230,22 @@ impl Engine {
 
     fn step_mutate(&mut self) -> Result<(), EngineError> {
         let cfg = &self.doc.config;
-        let pool = mutate::generate(
+        // Sampling by reach draws from every mutant the focal functions yield; `m` still
+        // sets the halving schedule.
+        let count = match cfg.reach {
+            MutantReach::All => cfg.mutants,
+            MutantReach::Reached => cfg.mutants.max(reach::POOL_CAP),
+        };
+        let mut pool = mutate::generate(
             &self.doc.inputs.repo,
             &self.doc.inputs.focal,
-            cfg.mutants,
+            count,
             cfg.seed,
         )?;
+        if cfg.reach == MutantReach::Reached {
+            pool.requested = cfg.mutants;
+            pool.exhausted = pool.mutants.len() < cfg.mutants;
+        }
         self.emit(Event::MutantsReady {
             count: pool.mutants.len(),
             requested: pool.requested,
@@ -278,21 +289,17 @@ impl Engine {
             self.doc.phase = self.after_final();
             return;
         }
-        let pool_len = self.doc.pool.as_ref().map_or(0, |p| p.mutants.len());
-        let count = mutants_for(tests.len(), self.doc.config.mutants, pool_len);
-        let mutants: Vec<MutantId> = self.sampling_order().into_iter().take(count).collect();
-        let targets = self.targets(&mutants);
-        let executions = tests.len() * targets.len();
-        let cached = tests
-            .iter()
-            .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
-            .sum();
+        let (mutants, reach) = self.sample(&tests);
+        let (executions, cached) = self.workload(&tests, &mutants, u64::MAX);
+        let provisional = self.doc.config.reach == MutantReach::Reached
+            && tests.iter().any(|t| !self.has_run(t, &Target::Old));
         self.emit(Event::GenerationStarted {
             generation: index,
             tests: tests.len(),
             mutants: mutants.len(),
             executions,
             cached,
+            provisional,
         });
         self.doc.generations.push(Generation {
             index,
@@ -308,8 +315,72 @@ impl Engine {
             tie_break: None,
             offspring: vec![],
             parents: None,
+            reach,
         });
         self.doc.phase = Phase::Execute { generation: index };
+    }
+
+    /// Generation `tests`' sample of the pool: the first `mutants_for(..)` of the sampling
+    /// order, of the whole pool or (reach-aware) of the mutants some test reaches, with the
+    /// pool's reach counts then. Tests not run yet count as reaching everything, so before a
+    /// generation's baselines this is a provisional sample that `resample` replaces.
+    fn sample(&self, tests: &[TestId]) -> (Vec<MutantId>, Option<reach::ReachCounts>) {
+        let order = self.sampling_order();
+        let (from, counts) = match self.doc.config.reach {
+            MutantReach::All => (order, None),
+            MutantReach::Reached => {
+                let pool = self.doc.pool.iter().flat_map(|p| p.mutants.iter());
+                let spans = reach::spans(pool, |f| {
+                    std::fs::read_to_string(self.doc.inputs.repo.join(f)).ok()
+                });
+                let (reached, counts) = reach::reached(&self.doc, tests, &order, &spans);
+                (reached, Some(counts))
+            }
+        };
+        let count = mutants_for(tests.len(), self.doc.config.mutants, from.len());
+        (from.into_iter().take(count).collect(), counts)
+    }
+
+    /// Executions `tests` x (baselines + `mutants`) needs, and how many of them had run by
+    /// execution `seq` (the cached ones, when that is where the generation started).
+    fn workload(&self, tests: &[TestId], mutants: &[MutantId], seq: u64) -> (usize, usize) {
+        let targets = self.targets(mutants);
+        let cached = tests
+            .iter()
+            .map(|t| {
+                targets
+                    .iter()
+                    .filter(|tg| self.doc.execution(t, tg).is_some_and(|e| e.seq <= seq))
+                    .count()
+            })
+            .sum();
+        (tests.len() * targets.len(), cached)
+    }
+
+    /// After generation `g`'s baselines (traced): its sample drawn again from what its tests
+    /// reach, and the user told how the pool splits.
+    /// `seq`: the last execution before the generation's own baselines.
+    fn resample(&mut self, g: usize, seq: u64) -> Result<(), EngineError> {
+        let tests = self.generation(g)?.tests.clone();
+        let (mutants, counts) = self.sample(&tests);
+        let (executions, cached) = self.workload(&tests, &mutants, seq);
+        if let Some(c) = &counts {
+            self.emit(Event::MutantsSampled {
+                generation: g,
+                mutants: mutants.len(),
+                reached: c.reached_total(),
+                unreached: c.unreached_total(),
+                unreached_kinds: c.unreached.clone(),
+                executions,
+                cached,
+            });
+        }
+        let gen_ = &mut self.doc.generations[g];
+        gen_.mutants = mutants;
+        gen_.executions = executions;
+        gen_.cached = cached;
+        gen_.reach = counts;
+        Ok(())
     }
 
     /// Every target a test of a generation runs against: the baselines, then the mutants.
@@ -413,17 +484,56 @@ impl Engine {
         peers: &[TestId],
         total: usize,
     ) -> Result<(), EngineError> {
-        let gen_ = self.generation(g)?.clone();
-        let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
-        let mut progress = StepProgress {
+        let mut progress = self.progress(g, tests, total)?;
+        self.execute_baselines(g, tests, peers, &mut progress)
+            .await?;
+        self.execute_mutants(g, tests, peers, &mut progress).await
+    }
+
+    /// Progress over `total` executions of `tests` in generation `g`, counting what has run.
+    fn progress(
+        &self,
+        g: usize,
+        tests: &[TestId],
+        total: usize,
+    ) -> Result<StepProgress, EngineError> {
+        let targets = self.targets(&self.generation(g)?.mutants);
+        Ok(StepProgress {
             total,
+            done: tests
+                .iter()
+                .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
+                .sum(),
             ..Default::default()
-        };
-        let targets = self.targets(&gen_.mutants);
-        progress.done = tests
+        })
+    }
+
+    /// The focal files a baseline traces: with reach-aware sampling, every `c_old` run
+    /// records the lines of them it executes.
+    fn traced_files(&self, target: &Target) -> Vec<String> {
+        if self.doc.config.reach != MutantReach::Reached || *target != Target::Old {
+            return vec![];
+        }
+        let mut files: Vec<String> = self
+            .doc
+            .inputs
+            .focal
             .iter()
-            .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
-            .sum();
+            .map(|f| f.file.clone())
+            .collect();
+        files.sort();
+        files.dedup();
+        files
+    }
+
+    async fn execute_baselines(
+        &mut self,
+        g: usize,
+        tests: &[TestId],
+        peers: &[TestId],
+        progress: &mut StepProgress,
+    ) -> Result<(), EngineError> {
+        let cap = Duration::from_secs_f64(self.doc.config.timeout_secs);
 
         // Baselines first: mutant timeouts are derived from them. The repeat runs after the
         // first run, so a test already known to hang is not waited for twice at the full cap.
@@ -446,13 +556,23 @@ impl Engine {
                         overrides: vec![],
                         removed: vec![],
                         timeout,
-                        trace: None,
+                        trace: self.traced_files(&target),
                     },
                 });
             }
-            self.run_jobs(Some(g), baselines, &mut progress).await?;
+            self.run_jobs(Some(g), baselines, progress).await?;
         }
+        Ok(())
+    }
 
+    async fn execute_mutants(
+        &mut self,
+        g: usize,
+        tests: &[TestId],
+        peers: &[TestId],
+        progress: &mut StepProgress,
+    ) -> Result<(), EngineError> {
+        let gen_ = self.generation(g)?.clone();
         let mut jobs = Vec::new();
         for t in tests {
             let timeout = if self.hangs_on_old(t) {
@@ -487,19 +607,35 @@ impl Engine {
                         }],
                         removed: vec![],
                         timeout,
-                        trace: None,
+                        trace: vec![],
                     },
                 });
             }
         }
-        self.run_jobs(Some(g), jobs, &mut progress).await?;
+        self.run_jobs(Some(g), jobs, progress).await?;
         Ok(())
     }
 
     async fn step_execute(&mut self, g: usize) -> Result<(), EngineError> {
-        let gen_ = self.generation(g)?.clone();
-        self.execute(g, &gen_.tests, &gen_.tests, gen_.executions)
+        let tests = self.generation(g)?.tests.clone();
+        let mut progress = self.progress(g, &tests, self.generation(g)?.executions)?;
+        // What ran before this step counts as cached in the drawn sample.
+        let seq = self
+            .doc
+            .executions
+            .values()
+            .map(|e| e.seq)
+            .max()
+            .unwrap_or(0);
+        self.execute_baselines(g, &tests, &tests, &mut progress)
             .await?;
+        if self.doc.config.reach == MutantReach::Reached {
+            self.resample(g, seq)?;
+            progress = self.progress(g, &tests, self.generation(g)?.executions)?;
+        }
+        self.execute_mutants(g, &tests, &tests, &mut progress)
+            .await?;
+        let gen_ = self.generation(g)?.clone();
         let scores = self.score_generation(&gen_);
         self.check_force_failure(&gen_, &scores);
         for (t, sc) in &scores {
@@ -668,6 +804,11 @@ impl Engine {
             pid: std::process::id(),
             changed: r.changed,
             denied: r.denied,
+            lines: if *target == Target::Old {
+                r.trace
+            } else {
+                None
+            },
         };
         if *target == Target::Old {
             self.note_old_run(test, &exec);

@@ -13,6 +13,7 @@ pub mod kill;
 mod llm_steps;
 pub mod machine;
 pub mod pair;
+pub mod reach;
 pub mod report;
 pub mod selection;
 pub mod session;

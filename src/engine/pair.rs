@@ -149,6 +149,22 @@ fn never_ran(doc: &SessionDoc, test: &str, mutant: &MutantId) -> String {
             )
         }
     };
+    let mutant_part = match (with_mutant.is_empty(), doc.config.reach) {
+        (true, crate::engine::MutantReach::Reached) => {
+            let reach = doc
+                .pool
+                .iter()
+                .flat_map(|p| p.mutants.iter())
+                .find(|m| m.id == *mutant)
+                .and_then(|m| super::reach::describe(doc, &test.to_owned(), m));
+            format!(
+                "{mutant_part}: reach-aware sampling leaves out mutants no test of the \
+                 population executes on c_old{}",
+                reach.map(|r| format!(" ({r})")).unwrap_or_default()
+            )
+        }
+        _ => mutant_part,
+    };
     let test_part = if with_test.is_empty() {
         format!("{test} was in no generation")
     } else {

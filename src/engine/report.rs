@@ -57,6 +57,9 @@ pub fn report(doc: &SessionDoc) -> Value {
             if !doc.evaluation.is_empty() {
                 v["selection_accuracy"] = json!(selection_accuracy(doc, g));
             }
+            if let Some(reach) = &g.reach {
+                v["reach"] = json!(reach);
+            }
             v
         })
         .collect();
@@ -109,6 +112,14 @@ pub fn report(doc: &SessionDoc) -> Value {
                     if !e.denied.is_empty() {
                         v["sandbox_denied"] = json!(e.denied);
                     }
+                    // The lines of the focal files it executes on c_old (reach-aware runs).
+                    if let Some(lines) = &e.lines {
+                        let ranges: BTreeMap<&str, String> = lines
+                            .iter()
+                            .map(|(f, l)| (f.as_str(), super::reach::ranges(l)))
+                            .collect();
+                        v["reach"] = json!(ranges);
+                    }
                 }
                 v
             })
@@ -125,6 +136,7 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutants_total": pool.map_or(0, |p| p.mutants.len()),
         "mutants_requested": doc.config.mutants,
         "mutant_kinds": pool.map(|p| &p.kinds),
+        "mutant_reach": doc.config.reach.to_string(),
         "executions_total": doc.executions.len(),
         "rescues": rescues,
         "timeouts": timeouts,

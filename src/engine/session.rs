@@ -187,6 +187,9 @@ pub struct Execution {
     /// What the sandbox refused, as the log shows it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub denied: Vec<String>,
+    /// The lines of the focal files a traced `c_old` run executed (reach-aware sampling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<super::reach::Lines>,
 }
 
 /// A test's standing in one generation's kill matrix row.
@@ -241,6 +244,10 @@ pub struct Generation {
     /// the selected ones, untouched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parents: Option<Vec<TestId>>,
+    /// With reach-aware sampling: how the pool split into mutants this population reaches
+    /// on `c_old` and mutants it cannot, by kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<super::reach::ReachCounts>,
 }
 
 /// Where the state machine stands. Each variant is the step that runs next.
@@ -485,6 +492,7 @@ pub(crate) mod fixtures {
             sandbox: true,
             docker: None,
             executor: Default::default(),
+            reach: Default::default(),
         }
     }
 
@@ -512,6 +520,7 @@ pub(crate) mod fixtures {
             pid: 1,
             changed: vec![],
             denied: vec![],
+            lines: None,
         }
     }
 
@@ -589,6 +598,7 @@ mod tests {
                 pid: 42,
                 changed: vec![],
                 denied: vec![],
+                lines: None,
             },
         );
         d.phase = Phase::Select { generation: 0 };

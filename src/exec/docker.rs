@@ -18,6 +18,7 @@ mod container;
 mod rescan;
 mod run;
 mod tarball;
+mod zygote;
 
 use crate::exec::pytest_run::{self, RunDirs};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
@@ -65,6 +66,9 @@ pub struct DockerConfig {
     pub pythonpath: Vec<String>,
     /// The `c_old` checkout copied into every container; read, never written.
     pub repo: PathBuf,
+    /// Run each execution in a fork of a warm interpreter inside the container (`zygote`),
+    /// one request over an open stream, instead of a `docker exec` per step.
+    pub warm: bool,
 }
 
 impl Default for DockerConfig {
@@ -81,6 +85,7 @@ impl Default for DockerConfig {
             nano_cpus: None,
             pythonpath: vec![],
             repo: PathBuf::new(),
+            warm: false,
         }
     }
 }
@@ -655,11 +660,16 @@ impl Executor for DockerExecutor {
             limits.push(format!("{} CPUs", c as f64 / 1e9));
         }
         format!(
-            "docker: {n} worker{} on {}, image {}, python {}; network {}{}",
+            "docker: {n} worker{} on {}, image {}, python {}{}; network {}{}",
             if n == 1 { "" } else { "s" },
             self.hosts().join(", "),
             self.cfg.image,
             self.python_version,
+            if self.cfg.warm {
+                ", warm (forked per execution inside the container)"
+            } else {
+                ""
+            },
             if self.cfg.network { "on" } else { "off" },
             limits.iter().map(|l| format!(", {l}")).collect::<String>()
         )

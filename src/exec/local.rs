@@ -112,9 +112,6 @@ pub struct LocalExecutor {
 /// started each, so a Ctrl-C handler can end them all and a dropped executor its own.
 static RUNNING: LazyLock<Mutex<HashMap<i32, u64>>> = LazyLock::new(Default::default);
 static NEXT_EXECUTOR_ID: AtomicU64 = AtomicU64::new(1);
-/// How many times `kill_all_running` was called: a warm run whose interpreter died because
-/// everything was being ended is not retried.
-static KILL_ALL: AtomicU64 = AtomicU64::new(0);
 
 fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
     RUNNING
@@ -126,7 +123,6 @@ fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
 /// each supervisor kills its run's processes and exits; the runs then see that and clean up
 /// their copies.
 pub fn kill_all_running() {
-    KILL_ALL.fetch_add(1, Ordering::SeqCst);
     for &pid in running().keys() {
         // SAFETY: kill has no memory-safety preconditions; the pid is a child not yet reaped.
         unsafe { libc::kill(pid, libc::SIGTERM) };
@@ -307,7 +303,7 @@ impl LocalExecutor {
     }
 
     /// The environment every run gets, sandboxed or not, so that both give the same logs.
-    fn environment(&self, w: &Worker, traced: Option<&str>, cmd: &mut tokio::process::Command) {
+    fn environment(&self, w: &Worker, traced: &[String], cmd: &mut tokio::process::Command) {
         for var in pytest_run::REMOVED_ENV {
             cmd.env_remove(var);
         }
@@ -353,7 +349,7 @@ impl LocalExecutor {
             Seal::Rescan => Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?,
         }
         let (end, raw_log, duration) = if self.warm.is_some() {
-            self.run_warm(w, &sealed, &test_rel, traced.as_deref(), req.timeout)
+            self.run_warm(w, &sealed, &test_rel, &traced, req.timeout)
                 .await?
         } else {
             let upper = sealed.layer.as_ref().map(|l| l.join("upper"));
@@ -365,7 +361,7 @@ impl LocalExecutor {
                 run_dir: &w.run_dir,
                 removed: &removed,
             });
-            self.run_cold(w, plan, &test_rel, traced.as_deref(), req.timeout)
+            self.run_cold(w, plan, &test_rel, &traced, req.timeout)
                 .await?
         };
         let status = match end {
@@ -390,10 +386,10 @@ impl LocalExecutor {
                 &dirs.roots(),
             ),
         };
-        if traced.is_some() {
+        if !traced.is_empty() {
             result.trace = std::fs::read(dirs.trace_out())
                 .ok()
-                .and_then(|b| pytest_run::parse_trace(&b));
+                .and_then(|b| pytest_run::parse_trace(&b, &traced));
         }
         drop(lease);
         Ok(result)
@@ -407,7 +403,7 @@ impl LocalExecutor {
         w: &Worker,
         plan: sandbox::ChildPlan,
         test_rel: &str,
-        traced: Option<&str>,
+        traced: &[String],
         timeout: Duration,
     ) -> Result<(RunEnd, String, Duration), ExecError> {
         let dirs = w.dirs();
@@ -416,7 +412,7 @@ impl LocalExecutor {
             .try_clone()
             .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
         let mut cmd = tokio::process::Command::new(&self.python);
-        cmd.args(pytest_run::pytest_args(&dirs, test_rel, traced.is_some()))
+        cmd.args(pytest_run::pytest_args(&dirs, test_rel, !traced.is_empty()))
             .current_dir(&w.copy)
             .stdin(Stdio::null())
             // One pipe behind both streams keeps stdout and stderr in the order written.
@@ -486,11 +482,11 @@ impl LocalExecutor {
         w: &Worker,
         sealed: &Sealed<'_>,
         test_rel: &str,
-        traced: Option<&str>,
+        traced: &[String],
         timeout: Duration,
     ) -> Result<(RunEnd, String, Duration), ExecError> {
         let dirs = w.dirs();
-        let args: Vec<String> = pytest_run::pytest_args(&dirs, test_rel, traced.is_some())
+        let args: Vec<String> = pytest_run::pytest_args(&dirs, test_rel, !traced.is_empty())
             .into_iter()
             .skip(3)
             .collect();
@@ -500,9 +496,9 @@ impl LocalExecutor {
             done: false,
         };
         let mut first_death = None;
-        let kills = KILL_ALL.load(Ordering::SeqCst);
+        let kills = crate::exec::kills();
         for attempt in 0..2 {
-            if attempt > 0 && KILL_ALL.load(Ordering::SeqCst) != kills {
+            if attempt > 0 && crate::exec::kills() != kills {
                 slot.done = true;
                 return Err(ExecError::Other("the run was ended (Ctrl-C)".into()));
             }
@@ -572,7 +568,7 @@ impl LocalExecutor {
             script,
             copy: &w.copy,
             removed_env: pytest_run::REMOVED_ENV,
-            env: self.run_env(w, None),
+            env: self.run_env(w, &[]),
             plan,
             stderr: w.zygote_err.clone(),
             clean,
@@ -584,7 +580,7 @@ impl LocalExecutor {
 
     /// The whole environment of a run: evootter's, less what must not leak into runs, plus
     /// the run's own variables (what `environment` gives a cold run's command).
-    fn run_env(&self, w: &Worker, traced: Option<&str>) -> Vec<(String, String)> {
+    fn run_env(&self, w: &Worker, traced: &[String]) -> Vec<(String, String)> {
         let set = pytest_run::environment(
             &w.dirs(),
             &self.pythonpath,

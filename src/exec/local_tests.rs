@@ -90,7 +90,7 @@ fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecReques
             .collect(),
         removed: vec![],
         timeout: Duration::from_secs(timeout_s),
-        trace: None,
+        trace: vec![],
     }
 }
 
@@ -839,13 +839,13 @@ async fn a_traced_run_records_the_lines_that_ran_and_logs_the_same() {
     let test = "from calc.ops import add\n\ndef test_it():\n    assert add(2, 3) == 6\n";
     let plain = exec.run(request(test, &[], 30)).await.unwrap();
     let mut req = request(test, &[], 30);
-    req.trace = Some("calc/ops.py".into());
+    req.trace = vec!["calc/ops.py".into()];
     let traced = exec.run(req).await.unwrap();
     assert_eq!(plain.normalized_log, traced.normalized_log);
     assert_eq!(plain.outcome, traced.outcome);
     assert!(plain.trace.is_none());
     // OPS: `def add` on line 1, its body on line 2; `divide` (lines 5-6) never runs.
-    let lines = traced.trace.expect("a trace");
+    let lines = traced.lines_of("calc/ops.py").expect("a trace");
     assert!(lines.contains(&2), "{lines:?}");
     assert!(!lines.contains(&6), "{lines:?}");
     assert!(traced.changed.is_empty(), "{:?}", traced.changed);

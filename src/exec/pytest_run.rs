@@ -116,12 +116,12 @@ fn plugin_module() -> String {
 /// The variables every run gets (on top of the caller's environment less `REMOVED_ENV`),
 /// sandboxed or not, local or in a container, so that all of them give the same logs.
 /// `pythonpath` is relative to the copy; `user_base` is the interpreter's `site.getuserbase()`,
-/// kept reachable under the run's private HOME; `traced` the file the line tracer watches.
+/// kept reachable under the run's private HOME; `traced` the files the line tracer watches.
 pub fn environment(
     dirs: &RunDirs,
     pythonpath: &[String],
     user_base: Option<&str>,
-    traced: Option<&str>,
+    traced: &[String],
 ) -> Vec<(&'static str, String)> {
     let mut path = vec![dirs.copy.display().to_string()];
     for dir in pythonpath {
@@ -158,11 +158,13 @@ pub fn environment(
     if let Some(ub) = user_base {
         env.push(("PYTHONUSERBASE", ub.to_owned()));
     }
-    if let Some(rel) = traced {
-        env.push((
-            "EVOOTTER_TRACE_TARGET",
-            dirs.copy.join(rel).display().to_string(),
-        ));
+    if !traced.is_empty() {
+        // One path a line: no focal file's name holds a newline.
+        let targets: Vec<String> = traced
+            .iter()
+            .map(|rel| dirs.copy.join(rel).display().to_string())
+            .collect();
+        env.push(("EVOOTTER_TRACE_TARGET", targets.join("\n")));
         env.push(("EVOOTTER_TRACE_OUT", dirs.trace_out().display().to_string()));
     }
     env
@@ -300,9 +302,14 @@ pub fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String
     }
 }
 
-/// The trace a run wrote (`trace.json`: a JSON list of line numbers), if it wrote one.
-pub fn parse_trace(bytes: &[u8]) -> Option<Vec<u32>> {
-    serde_json::from_slice(bytes).ok()
+/// The trace a run wrote (`trace.json`: one JSON list of line numbers per traced file, in the
+/// order of `traced`), if it wrote one.
+pub fn parse_trace(
+    bytes: &[u8],
+    traced: &[String],
+) -> Option<std::collections::BTreeMap<String, Vec<u32>>> {
+    let lines: Vec<Vec<u32>> = serde_json::from_slice(bytes).ok()?;
+    (lines.len() == traced.len()).then(|| traced.iter().cloned().zip(lines).collect())
 }
 
 /// Only plain relative paths below the copy: no `..`, no absolute paths, no empty names.
@@ -332,7 +339,7 @@ pub fn checked_rel_path(rel: &str) -> Result<String, crate::exec::ExecError> {
 /// and the files it removes, all checked to stay inside the copy.
 pub fn staged_files(
     req: &crate::exec::ExecRequest,
-) -> Result<(String, crate::exec::seal::Staged, Option<String>), crate::exec::ExecError> {
+) -> Result<(String, crate::exec::seal::Staged, Vec<String>), crate::exec::ExecError> {
     let test_rel = checked_rel_path(&req.test.rel_path)?;
     let mut staged = crate::exec::seal::Staged::default();
     staged
@@ -347,8 +354,14 @@ pub fn staged_files(
     for rel in &req.removed {
         staged.removed.insert(checked_rel_path(rel)?);
     }
-    let traced = req.trace.as_deref().map(checked_rel_path).transpose()?;
-    if traced.is_some() {
+    let mut traced = req
+        .trace
+        .iter()
+        .map(|r| checked_rel_path(r))
+        .collect::<Result<Vec<_>, _>>()?;
+    traced.sort();
+    traced.dedup();
+    if !traced.is_empty() {
         // The tracer is a pytest plugin that exists in this run's copy only.
         staged
             .files
@@ -372,10 +385,14 @@ mod tests {
         assert!(args.contains(&"--basetemp=/tmp/evootter/run/basetemp".to_owned()));
         assert!(args.contains(&"--junitxml=/tmp/evootter/run/junit.xml".to_owned()));
         assert_eq!(args[args.len() - 2..], ["-p", "evootter_line_trace"]);
-        let env: BTreeMap<_, _> =
-            environment(&dirs, &["src".into(), ".".into()], None, Some("pkg/m.py"))
-                .into_iter()
-                .collect();
+        let env: BTreeMap<_, _> = environment(
+            &dirs,
+            &["src".into(), ".".into()],
+            None,
+            &["pkg/m.py".into()],
+        )
+        .into_iter()
+        .collect();
         assert_eq!(env["PYTHONPATH"], "/testbed:/testbed/src");
         assert_eq!(env["HOME"], "/tmp/evootter/run/home");
         assert_eq!(env["TMPDIR"], "/tmp/evootter/run/tmp");

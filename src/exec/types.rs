@@ -50,9 +50,9 @@ pub struct ExecRequest {
     /// Repository files absent for this run (a golden patch that deletes them).
     pub removed: Vec<String>,
     pub timeout: Duration,
-    /// Record which lines of this file (relative to the repository root) run: the result's
-    /// `trace`. Executors that cannot trace leave it `None`.
-    pub trace: Option<String>,
+    /// Record which lines of these files (relative to the repository root) run: the result's
+    /// `trace`. Empty: no tracing. Executors that cannot trace leave the result's `None`.
+    pub trace: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,9 +87,18 @@ pub struct ExecResult {
     /// Sandbox refusals the log shows (no network, a write outside the copy).
     #[serde(default)]
     pub denied: Vec<String>,
-    /// The lines of the traced file that ran, when the request asked for a trace.
+    /// The lines of each traced file that ran (a file none of whose lines ran maps to an
+    /// empty list), when the request asked for a trace and the tracer could write it (a run
+    /// killed at its timeout has none).
     #[serde(default)]
-    pub trace: Option<Vec<u32>>,
+    pub trace: Option<std::collections::BTreeMap<String, Vec<u32>>>,
+}
+
+impl ExecResult {
+    /// The lines of `file` that ran, if the run traced it.
+    pub fn lines_of(&self, file: &str) -> Option<&[u32]> {
+        self.trace.as_ref()?.get(file).map(Vec::as_slice)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

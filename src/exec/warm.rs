@@ -13,19 +13,20 @@ use super::pytest_run::LogBuffer;
 use super::sandbox::{self, ChildPlan};
 use super::types::ExecError;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// The zygote's program, written next to the workers when the executor starts.
 pub const ZYGOTE_SCRIPT: &str = include_str!("zygote.py");
 
 /// How long a zygote may take to import pytest and its plugins and say it is ready.
-const READY_TIMEOUT: Duration = Duration::from_secs(60);
+pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Beyond an execution's own timeout (which the zygote enforces), how long evootter waits for
 /// the zygote's answer before it gives up on that zygote.
-const ANSWER_GRACE: Duration = Duration::from_secs(10);
+pub const ANSWER_GRACE: Duration = Duration::from_secs(10);
 
 /// How an execution in the zygote ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,10 +58,126 @@ pub struct Zygote {
     // First: dropping it ends the zygote's supervisor (and with it the zygote) before the
     // child handle goes.
     supervisor: Supervisor,
-    stdin: tokio::process::ChildStdin,
-    stdout: BufReader<tokio::process::ChildStdout>,
+    channel: Channel,
     stderr: PathBuf,
     _child: tokio::process::Child,
+}
+
+/// The two ends of a zygote's protocol (`zygote.py`): requests in, frames out. Over a child's
+/// pipes locally, over an attached `docker exec` in a container.
+pub struct Channel {
+    input: Pin<Box<dyn AsyncWrite + Send>>,
+    output: BufReader<Pin<Box<dyn AsyncRead + Send>>>,
+}
+
+/// A request's answer: its end frame (`E`), the log it streamed, what it collected (`C`).
+pub struct Answer {
+    pub end: serde_json::Value,
+    pub collected: Option<Vec<u8>>,
+}
+
+impl Answer {
+    /// How the execution ended, from the end frame of a run.
+    pub fn ending(&self) -> Ending {
+        if self.end["timeout"] == true {
+            Ending::TimedOut
+        } else if let Some(s) = self.end["signal"].as_i64() {
+            Ending::Signaled(s as i32)
+        } else {
+            Ending::Exited(self.end["exit"].as_i64().unwrap_or(1) as i32)
+        }
+    }
+}
+
+impl Channel {
+    pub fn new(
+        input: Pin<Box<dyn AsyncWrite + Send>>,
+        output: Pin<Box<dyn AsyncRead + Send>>,
+    ) -> Self {
+        Self {
+            input,
+            output: BufReader::new(output),
+        }
+    }
+
+    async fn frame(&mut self) -> std::io::Result<(u8, Vec<u8>)> {
+        let mut head = [0u8; 5];
+        self.output.read_exact(&mut head).await?;
+        let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let mut payload = vec![0u8; len];
+        self.output.read_exact(&mut payload).await?;
+        Ok((head[0], payload))
+    }
+
+    /// Waits for the ready frame and checks that the zygote holds none of the copy's modules.
+    /// `Err(None)`: it did not get ready (the caller says why, with what it printed).
+    pub async fn ready(&mut self) -> Result<(), Result<ExecError, String>> {
+        let ready = match tokio::time::timeout(READY_TIMEOUT, self.frame()).await {
+            Ok(Ok((b'R', payload))) => payload,
+            Ok(Ok((kind, _))) => {
+                return Err(Err(format!("it sent frame {:?} first", kind as char)));
+            }
+            Ok(Err(e)) => return Err(Err(format!("it ended before it was ready ({e})"))),
+            Err(_) => return Err(Err("it was not ready within 60 s".to_owned())),
+        };
+        let ready: serde_json::Value = serde_json::from_slice(&ready)
+            .map_err(|e| Ok(ExecError::Other(format!("the zygote's ready frame: {e}"))))?;
+        let from_copy: Vec<&str> = ready["from_copy"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|m| m.as_str()).collect())
+            .unwrap_or_default();
+        if from_copy.is_empty() {
+            return Ok(());
+        }
+        Err(Ok(ExecError::Other(format!(
+            "the warm executor cannot serve this repository: importing pytest and its \
+             plugins imports the repository's own {} ({}), which a mutant may change; \
+             use --executor cold",
+            if from_copy.len() == 1 {
+                "module"
+            } else {
+                "modules"
+            },
+            from_copy.join(", ")
+        ))))
+    }
+
+    /// Sends one request (and the bytes it names as its `blob`) and reads its frames until its
+    /// end frame, the log into `log`, within `within`. `Err`: the zygote is not to be used
+    /// again, and why.
+    pub async fn request(
+        &mut self,
+        req: &serde_json::Value,
+        blob: &[u8],
+        within: Duration,
+        log: &mut LogBuffer,
+    ) -> Result<Answer, String> {
+        let mut line = serde_json::to_vec(req).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        let sent = async {
+            self.input.write_all(&line).await?;
+            self.input.write_all(blob).await?;
+            self.input.flush().await
+        };
+        sent.await
+            .map_err(|e| format!("it took no request ({e})"))?;
+        let deadline = tokio::time::Instant::now() + within;
+        let mut collected = None;
+        loop {
+            match tokio::time::timeout_at(deadline, self.frame()).await {
+                Ok(Ok((b'L', chunk))) => log.push(&chunk),
+                Ok(Ok((b'C', bytes))) => collected = Some(bytes),
+                Ok(Ok((b'E', end))) => {
+                    let end =
+                        serde_json::from_slice(&end).map_err(|e| format!("its end frame: {e}"))?;
+                    return Ok(Answer { end, collected });
+                }
+                Ok(Ok((kind, _))) => return Err(format!("it sent frame {:?}", kind as char)),
+                Ok(Err(e)) => return Err(format!("it ended ({e})")),
+                Err(_) => return Err("it did not answer".to_owned()),
+            }
+        }
+    }
 }
 
 /// The zygote could not run an execution; it is not to be used again.
@@ -107,39 +224,15 @@ impl Zygote {
         };
         let mut z = Self {
             supervisor,
-            stdin,
-            stdout: BufReader::new(stdout),
+            channel: Channel::new(Box::pin(stdin), Box::pin(stdout)),
             stderr: s.stderr.clone(),
             _child: child,
         };
-        let ready = match tokio::time::timeout(READY_TIMEOUT, z.frame()).await {
-            Ok(Ok((b'R', payload))) => payload,
-            Ok(Ok((kind, _))) => {
-                return Err(z.failed(&format!("it sent frame {:?} first", kind as char)));
-            }
-            Ok(Err(e)) => return Err(z.failed(&format!("it ended before it was ready ({e})"))),
-            Err(_) => return Err(z.failed("it was not ready within 60 s")),
-        };
-        let ready: serde_json::Value = serde_json::from_slice(&ready)
-            .map_err(|e| ExecError::Other(format!("the zygote's ready frame: {e}")))?;
-        let from_copy: Vec<&str> = ready["from_copy"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|m| m.as_str()).collect())
-            .unwrap_or_default();
-        if !from_copy.is_empty() {
-            return Err(ExecError::Other(format!(
-                "the warm executor cannot serve this repository: importing pytest and its \
-                 plugins imports the repository's own {} ({}), which a mutant may change; \
-                 use --executor cold",
-                if from_copy.len() == 1 {
-                    "module"
-                } else {
-                    "modules"
-                },
-                from_copy.join(", ")
-            )));
+        match z.channel.ready().await {
+            Ok(()) => Ok(z),
+            Err(Ok(refused)) => Err(refused),
+            Err(Err(what)) => Err(z.failed(&what)),
         }
-        Ok(z)
     }
 
     /// A start-up failure, with what the zygote (or its sandbox set-up) said.
@@ -158,15 +251,6 @@ impl Zygote {
         ))
     }
 
-    async fn frame(&mut self) -> std::io::Result<(u8, Vec<u8>)> {
-        let mut head = [0u8; 5];
-        self.stdout.read_exact(&mut head).await?;
-        let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-        let mut payload = vec![0u8; len];
-        self.stdout.read_exact(&mut payload).await?;
-        Ok((head[0], payload))
-    }
-
     /// One execution: pytest's arguments (after `-m pytest`), its whole environment, its
     /// timeout. The log goes into `log` as it arrives.
     pub async fn run(
@@ -180,40 +264,18 @@ impl Zygote {
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
             .collect();
-        let mut line = serde_json::to_vec(&serde_json::json!({
+        let req = serde_json::json!({
             "args": args,
             "env": env,
             "timeout": timeout.as_secs_f64(),
-        }))
-        .map_err(|e| Died(e.to_string()))?;
-        line.push(b'\n');
-        let sent = async {
-            self.stdin.write_all(&line).await?;
-            self.stdin.flush().await
-        };
-        sent.await
-            .map_err(|e| self.died(&format!("it took no request ({e})")))?;
-        let deadline = tokio::time::Instant::now() + timeout + ANSWER_GRACE;
-        loop {
-            match tokio::time::timeout_at(deadline, self.frame()).await {
-                Ok(Ok((b'L', chunk))) => log.push(&chunk),
-                Ok(Ok((b'E', end))) => {
-                    let v: serde_json::Value = serde_json::from_slice(&end)
-                        .map_err(|e| Died(format!("its end frame: {e}")))?;
-                    return Ok(if v["timeout"] == true {
-                        Ending::TimedOut
-                    } else if let Some(s) = v["signal"].as_i64() {
-                        Ending::Signaled(s as i32)
-                    } else {
-                        Ending::Exited(v["exit"].as_i64().unwrap_or(1) as i32)
-                    });
-                }
-                Ok(Ok((kind, _))) => {
-                    return Err(self.died(&format!("it sent frame {:?}", kind as char)));
-                }
-                Ok(Err(e)) => return Err(self.died(&format!("it ended ({e})"))),
-                Err(_) => return Err(self.died("it did not answer")),
-            }
+        });
+        match self
+            .channel
+            .request(&req, &[], timeout + ANSWER_GRACE, log)
+            .await
+        {
+            Ok(answer) => Ok(answer.ending()),
+            Err(what) => Err(self.died(&what)),
         }
     }
 
@@ -228,7 +290,8 @@ impl Zygote {
     }
 }
 
-fn tail(said: &str) -> String {
+/// The last lines a zygote printed, for an error message.
+pub fn tail(said: &str) -> String {
     let last: Vec<&str> = said.lines().rev().take(3).collect();
     if last.is_empty() {
         String::new()

@@ -4,11 +4,20 @@
 # junit report and exit status are the same; only the interpreter's start-up is saved.
 #
 # Started by evootter in the worker's copy, inside the same sandbox a cold run gets, with the
-# run's environment. Protocol (stdin: one JSON request a line; stdout: frames of one type byte,
-# a 4-byte big-endian length, and the payload):
+# run's environment. Protocol (stdin: one JSON request a line, followed by `blob` bytes when
+# it names them; stdout: frames of one type byte, a 4-byte big-endian length, the payload):
 #   R {"python": ..., "from_copy": [modules]}   ready (modules imported from the copy: refused)
 #   L <bytes>                                   a chunk of the running execution's log
+#   C <bytes>                                   what a request asked to collect
 #   E {"exit": N} | {"signal": N} | {"timeout": true}   the execution's end
+#     | {"ok": true} | {"error": "..."}          the end of a `list` or `restore` request
+# Requests: {"args", "env", "timeout"} runs pytest. In a container (the Docker backend),
+# where no other process can reach the copy between runs, a run may also carry `stage` (the
+# staged files as a tar blob, the run directory made fresh, files removed, the mark touched)
+# and `collect` (files to send back, a `find`-style listing of the copy, SHA-256 sums of what
+# changed, what to delete), and two more requests put the copy back and list it:
+# {"op": "restore", ...} and {"op": "list"}. One request is then one round trip over one
+# open stream instead of a `docker exec` per step.
 # The zygote never imports the repository's own modules, never writes to its own stdout
 # otherwise, and is a child subreaper: whatever an execution leaves behind is killed before
 # the end frame is sent.
@@ -25,6 +34,7 @@ import json  # noqa: E402
 import runpy  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
+import stat  # noqa: E402
 import struct  # noqa: E402
 import sysconfig  # noqa: E402
 import time  # noqa: E402
@@ -211,18 +221,40 @@ def _clean(dirs):
                 pass
 
 
+def _read_request(buf):
+    """The next request line and the blob after it; the zygote ends with its input."""
+    while b"\n" not in buf:
+        chunk = os.read(CTRL_IN, 65536)
+        if not chunk:
+            os._exit(0)
+        buf += chunk
+    line, buf = buf.split(b"\n", 1)
+    req = json.loads(line)
+    size = int(req.get("blob", 0))
+    while len(buf) < size:
+        chunk = os.read(CTRL_IN, max(65536, size - len(buf)))
+        if not chunk:
+            os._exit(0)
+        buf += chunk
+    return req, buf[:size], buf[size:]
+
+
 def _serve(copy, clean):
     buf = b""
     while True:
         _ZYGOTE_MODULES.clear()
         _ZYGOTE_MODULES.update(sys.modules)
-        while b"\n" not in buf:
-            chunk = os.read(CTRL_IN, 65536)
-            if not chunk:
-                os._exit(0)
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
-        req = json.loads(line)
+        req, blob, buf = _read_request(buf)
+        op = req.get("op", "run")
+        if op != "run":
+            try:
+                _frame(b"C", _list(copy, req.get("list")) if op == "list" else _restore(copy, req, blob))
+                _frame(b"E", b'{"ok": true}')
+            except Exception as e:
+                _frame(b"E", json.dumps({"error": f"{type(e).__name__}: {e}"}).encode())
+            continue
+        if "stage" in req:
+            _stage(copy, req["stage"], blob)
         log_r, log_w = os.pipe()
         mods_r, mods_w = os.pipe()
         pid = os.fork()
@@ -232,7 +264,10 @@ def _serve(copy, clean):
             return req, log_w, mods_w
         os.close(log_w)
         os.close(mods_w)
-        _supervise(pid, log_r, float(req["timeout"]), clean)
+        ending = _supervise(pid, log_r, float(req["timeout"]), clean)
+        if "collect" in req:
+            _frame(b"C", _collect(copy, req["collect"]))
+        _frame(b"E", json.dumps(ending).encode())
         learned = b""
         while True:
             chunk = os.read(mods_r, 65536)
@@ -243,6 +278,166 @@ def _serve(copy, clean):
         names = [n for n in learned.decode(errors="replace").split("\n") if n]
         if names:
             _learn(names, copy)
+
+
+def _remove(path):
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _extract(copy, blob):
+    """Unpacks a tar of files into the copy, as `tar -xf -` run there by root would: modes,
+    owners and times from the archive, missing directories made."""
+    if blob:
+        import io
+        import tarfile
+
+        with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+            tar.extractall(copy)
+
+
+def _stage(copy, stage, blob):
+    """Before a run: the staged files in place, the run directory fresh, the files the run
+    must not see removed, then the mark every later change is newer than."""
+    _extract(copy, blob)
+    for d in stage.get("fresh", []):
+        _remove(d)
+    for d in stage.get("mkdir", []):
+        os.makedirs(d, exist_ok=True)
+    for rel in stage.get("remove", []):
+        try:
+            os.unlink(os.path.join(copy, rel))
+        except OSError:
+            pass
+    mark = stage["mark"]
+    os.makedirs(os.path.dirname(mark), exist_ok=True)
+    with open(mark, "wb"):
+        pass
+    os.utime(mark)
+
+
+_KINDS = (
+    (stat.S_ISREG, "f"),
+    (stat.S_ISDIR, "d"),
+    (stat.S_ISLNK, "l"),
+    (stat.S_ISFIFO, "p"),
+    (stat.S_ISSOCK, "s"),
+    (stat.S_ISCHR, "c"),
+    (stat.S_ISBLK, "b"),
+)
+
+
+def _stamp(rel, st):
+    """One entry as `find -printf '%y %m %s %T@ %C@ %i %p\\0%l\\0'` prints it (times to the
+    nanosecond, which is all the comparison needs: every listing of a zygote's copy comes from
+    here)."""
+    kind = next((k for test, k in _KINDS if test(st.st_mode)), "U")
+    head = "%s %o %d %d.%09d %d.%09d %d " % (
+        kind,
+        st.st_mode & 0o7777,
+        st.st_size,
+        st.st_mtime_ns // 10**9,
+        st.st_mtime_ns % 10**9,
+        st.st_ctime_ns // 10**9,
+        st.st_ctime_ns % 10**9,
+        st.st_ino,
+    )
+    link = os.readlink(rel) if kind == "l" else b""
+    return head.encode() + rel + b"\0" + link + b"\0"
+
+
+def _walk(rel, out, changed, since):
+    """Lists `rel` (bytes, `./`-relative to the copy) and, for a directory, all below it;
+    notes the files whose status changed at or after `since`."""
+    try:
+        st = os.lstat(rel)
+    except OSError:
+        return
+    out.append(_stamp(rel, st))
+    if stat.S_ISREG(st.st_mode) and since is not None and st.st_ctime_ns >= since:
+        changed.append(rel)
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            names = sorted(os.listdir(rel))
+        except OSError:
+            return
+        for name in names:
+            _walk(rel + b"/" + name, out, changed, since)
+
+
+def _list(copy, rels=None, since=None):
+    """The listing of the whole copy (or of `rels` and below), and the files changed since."""
+    out, changed = [], []
+    if rels is None:
+        for name in sorted(os.listdir(b".")):
+            _walk(b"./" + name, out, changed, since)
+    else:
+        for rel in rels:
+            _walk(b"./" + os.fsencode(rel), out, changed, since)
+    return b"".join(out) if since is None else (b"".join(out), changed)
+
+
+def _sums(rels):
+    """`sha256sum` lines for the files that can be read."""
+    import hashlib
+
+    lines = []
+    for rel in rels:
+        try:
+            with open(rel, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            continue
+        if b"\\" in rel or b"\n" in rel:
+            rel = rel.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+            lines.append(b"\\" + digest.encode() + b"  " + rel + b"\n")
+        else:
+            lines.append(digest.encode() + b"  " + rel + b"\n")
+    return b"".join(lines)
+
+
+def _collect(copy, c):
+    """After a run: the files asked for, the listing, the sums of the staged files and of every
+    file changed since the mark, each section ended by `sep`; then what was made only for
+    staging is deleted."""
+    sep = c["sep"].encode()
+    parts = []
+    for path in c.get("cat", []):
+        try:
+            with open(path, "rb") as f:
+                parts.append(f.read())
+        except OSError:
+            parts.append(b"")
+    try:
+        since = os.stat(c["mark"]).st_mtime_ns
+    except OSError:
+        since = 0
+    listing, changed = _list(copy, since=since)
+    parts.append(listing)
+    staged = [b"./" + os.fsencode(r) for r in c.get("sums", [])]
+    parts.append(_sums(changed + [r for r in staged if r not in changed]))
+    for rel in c.get("rm", []):
+        _remove(os.path.join(copy, rel))
+    return sep.join(parts) + sep
+
+
+def _restore(copy, r, blob):
+    """Puts the copy back: deletes what the run made or changed, unpacks the repository's
+    version of what it changed, sets directory modes back; answers with a listing of what was
+    put back."""
+    for rel in r.get("rm", []):
+        _remove(os.path.join(copy, rel))
+    _extract(copy, blob)
+    for rel, mode in r.get("chmod", []):
+        os.chmod(os.path.join(copy, rel), mode)
+    return _list(copy, r.get("list", []))
 
 
 def _supervise(pid, log_r, timeout, clean):
@@ -287,7 +482,7 @@ def _supervise(pid, log_r, timeout, clean):
         _frame(b"L", data)
     os.close(log_r)
     _clean(clean)
-    _frame(b"E", json.dumps(ending).encode())
+    return ending
 
 
 _ZYGOTE_MODULES = set()
@@ -316,6 +511,7 @@ def _report_modules(mods_w):
 
 
 _NETNS_PER_RUN = False
+_START_ENV = {}
 
 
 def _fresh_network():
@@ -349,8 +545,12 @@ def _become_run(req, log_w):
     os.dup2(log_w, 1)
     os.dup2(log_w, 2)
     os.close(log_w)
+    # A request sends the whole environment, or (`env_base`) only what it sets over the
+    # zygote's own, which in a container holds what the image and its activation gave.
+    env = dict(_START_ENV) if req.get("env_base") else {}
+    env.update(req["env"])
     os.environ.clear()
-    os.environ.update(req["env"])
+    os.environ.update(env)
     if "tempfile" in sys.modules:
         sys.modules["tempfile"].tempdir = None
     sys.argv = [""] + req["args"]
@@ -361,6 +561,7 @@ def main():
     clean = [d for d in os.environ.pop("EVOOTTER_ZYGOTE_CLEAN", "").split(":") if d]
     global _NETNS_PER_RUN
     _NETNS_PER_RUN = os.environ.pop("EVOOTTER_ZYGOTE_NETNS", "") == "1"
+    _START_ENV.update(os.environ)
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _preload()
     global _ROOTS

@@ -45,32 +45,13 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
         ));
     }
 
-    // Reach: the force-failure mutant of the same function raises at its top, so any test
-    // that calls the function kills it.
-    let ff = doc.pool.as_ref().and_then(|pool| {
-        pool.mutants.iter().find(|x| {
-            x.kind == MutantKind::ForceFailure && x.file == m.file && x.function == m.function
-        })
-    });
-    match ff.and_then(|ff| {
-        let e = doc.execution(test, &Target::Mutant(ff.id.clone()))?;
-        Some((ff, crate::engine::kill::cell(old, e)))
-    }) {
-        Some((ff, c)) if c.is_kill() => out.push(format!(
-            "{test} reaches {}: it kills that function's force-failure mutant {} (Enter traces \
-             whether it runs the mutated line itself)",
-            m.function, ff.id
-        )),
-        Some((ff, _)) => out.push(format!(
-            "{test} probably never calls {}: it does not even kill that function's \
-             force-failure mutant {}",
-            m.function, ff.id
-        )),
-        None => out.push(format!(
-            "whether {test} reaches {} is unknown: it has not run on that function's \
-             force-failure mutant",
-            m.function
-        )),
+    // Reach, from the line trace of the test's c_old run where it was traced; otherwise
+    // from the force-failure mutant of the same function, which raises at its top, so any
+    // test that calls the function kills it.
+    if let Some(r) = crate::engine::reach::describe(doc, test, m) {
+        out.push(r);
+    } else {
+        force_failure_reach(doc, test, old, m, &mut out);
     }
 
     let killers: Vec<String> = doc
@@ -140,7 +121,7 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
     else {
         return out;
     };
-    let (Some(old), Some(new)) = (&run.old.trace, &run.mutant.trace) else {
+    let (Some(old), Some(new)) = (run.old.lines_of(&m.file), run.mutant.lines_of(&m.file)) else {
         out.push_str("(this executor cannot trace lines)\n");
         return out;
     };
@@ -156,7 +137,10 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
             "never runs it"
         }
     ));
-    out.push_str(&format!("lines that ran on c_old: {}\n", ranges(old)));
+    out.push_str(&format!(
+        "lines that ran on c_old: {}\n",
+        crate::engine::reach::ranges(old)
+    ));
     if let Ok(src) = std::fs::read_to_string(doc.inputs.repo.join(&m.file)) {
         let lines: Vec<&str> = src.lines().collect();
         let from = m.line.saturating_sub(4).max(1);
@@ -178,23 +162,37 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
 }
 
 /// `1-3, 7, 9-10`.
-fn ranges(lines: &[u32]) -> String {
-    let mut parts: Vec<String> = vec![];
-    let mut it = lines.iter().copied().peekable();
-    while let Some(start) = it.next() {
-        let mut end = start;
-        while it.peek() == Some(&(end + 1)) {
-            end = it.next().unwrap_or(end);
-        }
-        parts.push(if end == start {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-    }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
+/// Whether `test` reaches `m`'s function, judged by that function's force-failure mutant.
+fn force_failure_reach(
+    doc: &SessionDoc,
+    test: &crate::engine::TestId,
+    old: &crate::engine::Execution,
+    m: &crate::mutate::Mutant,
+    out: &mut Vec<String>,
+) {
+    let ff = doc.pool.as_ref().and_then(|pool| {
+        pool.mutants.iter().find(|x| {
+            x.kind == MutantKind::ForceFailure && x.file == m.file && x.function == m.function
+        })
+    });
+    match ff.and_then(|ff| {
+        let e = doc.execution(test, &Target::Mutant(ff.id.clone()))?;
+        Some((ff, crate::engine::kill::cell(old, e)))
+    }) {
+        Some((ff, c)) if c.is_kill() => out.push(format!(
+            "{test} reaches {}: it kills that function's force-failure mutant {} (Enter traces \
+             whether it runs the mutated line itself)",
+            m.function, ff.id
+        )),
+        Some((ff, _)) => out.push(format!(
+            "{test} probably never calls {}: it does not even kill that function's \
+             force-failure mutant {}",
+            m.function, ff.id
+        )),
+        None => out.push(format!(
+            "whether {test} reaches {} is unknown: it has not run on that function's \
+             force-failure mutant",
+            m.function
+        )),
     }
 }

@@ -182,6 +182,7 @@ pub async fn build_executor(
                 nano_cpus: d.nano_cpus,
                 pythonpath: pythonpath.to_vec(),
                 repo: repo.to_path_buf(),
+                warm,
             })
             .await?,
         ),
@@ -334,7 +335,7 @@ impl PairRunner {
             overrides: vec![],
             removed: vec![],
             timeout,
-            trace: traced.then(|| file.clone()),
+            trace: if traced { vec![file.clone()] } else { vec![] },
         };
         let on_mutant = exec::ExecRequest {
             overrides: vec![exec::FileOverride {

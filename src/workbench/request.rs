@@ -145,6 +145,12 @@ pub struct RunRequest {
     /// (or the instance's).
     #[arg(long, value_name = "M")]
     pub mutants: Option<usize>,
+    /// Which mutants each generation samples: reached (only those whose changed lines some
+    /// test of the population executes on c_old: every baseline is traced over the focal
+    /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
+    /// samples).
+    #[arg(long, value_name = "reached|all", default_value = "all")]
+    pub mutant_reach: crate::engine::MutantReach,
     /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
     /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
     /// model chooses; needs --llm).
@@ -522,6 +528,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         sandbox: !a.no_sandbox,
         docker,
         executor: a.executor,
+        reach: a.mutant_reach,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;

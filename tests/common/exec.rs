@@ -17,7 +17,7 @@ pub fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
         overrides: vec![],
         removed: vec![],
         timeout,
-        trace: None,
+        trace: vec![],
     }
 }
 

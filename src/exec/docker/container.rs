@@ -3,6 +3,7 @@
 
 use super::client::{STEP_TIMEOUT, StepError, helper, quote, remove_container, unix_now, upload};
 use super::rescan::{self, FIND_FORMAT, Listing};
+use super::zygote::ContainerZygote;
 use super::{DockerConfig, DockerError, Host, LIVE, SCRATCH, lock};
 use bollard::Docker;
 use bollard::models::{ContainerCreateBody, HostConfig};
@@ -24,6 +25,11 @@ pub(super) const KILL_ALL: &str = "kill -9 -1 2>/dev/null; i=0; while [ $i -lt 5
 pub(super) struct WorkerState {
     pub(super) container: String,
     pub(super) recorded: Listing,
+    /// The warm interpreter running in it, once started.
+    pub(super) zygote: Option<ContainerZygote>,
+    /// A run began and its copy was not put back (its future was dropped, or it ended in an
+    /// error): the next run gets a fresh container instead.
+    pub(super) dirty: bool,
 }
 
 /// What a new worker needs to know, owned so workers start concurrently.
@@ -98,6 +104,8 @@ impl Recipe {
             Ok(recorded) => Ok(WorkerState {
                 container: id,
                 recorded,
+                zygote: None,
+                dirty: false,
             }),
             Err(e) => {
                 let _ = remove_container(docker, &id).await;

@@ -6,12 +6,14 @@ use super::client::{StepError, exec, helper, quote, remove_container};
 use super::container::{KILL_ALL, WorkerState};
 use super::rescan::{self, FIND_FORMAT, Listing, Run};
 use super::tarball::Tarball;
+use super::zygote::{self, ContainerZygote, StartError};
 use super::{DockerError, DockerExecutor, LIVE, lock};
 use crate::exec::junit::{JunitReport, parse_junit};
 use crate::exec::pytest_run::{self, Finished, LogBuffer};
 use crate::exec::seal::Staged;
 use crate::exec::types::{ExecError, ExecRequest, ExecResult};
-use std::path::Path;
+use crate::exec::warm;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Touched right before pytest starts: every file whose status changes during the run is newer.
@@ -37,7 +39,7 @@ pub(super) fn step(name: &'static str) -> impl FnOnce(StepError) -> RunError {
 pub(super) struct Prepared {
     test_rel: String,
     staged: Staged,
-    traced: Option<String>,
+    traced: Vec<String>,
     /// The staged files as a tar.
     tar: Vec<u8>,
 }
@@ -77,71 +79,23 @@ impl DockerExecutor {
         p: &Prepared,
     ) -> Result<ExecResult, RunError> {
         let w = &self.workers[idx];
-        let docker = &self.hosts[w.host].docker;
         let mut state = w.state.lock().await;
-        let container = state.container.clone();
-        let dirs = self.dirs();
-
-        // The staged files arrive as a tar on the exec's stdin: one call fewer per run than
-        // an upload through the archive endpoint (about 50 ms each, measured).
-        let mut script = format!(
-            "exec 2>&1; cd {workdir} && tar -xf - && rm -rf {run} && mkdir -p {run}/home \
-             {run}/tmp && touch {STAGE_MARK} || exit 125; ",
-            run = quote(&dirs.run_dir().display().to_string()),
-            workdir = quote(&self.cfg.workdir),
-        );
-        let removed: Vec<String> = p.staged.removed.iter().map(|r| quote(r)).collect();
-        if !removed.is_empty() {
-            script.push_str(&format!("rm -f -- {}; ", removed.join(" ")));
+        if state.dirty {
+            // An earlier run here never put its copy back.
+            self.replace_container(w.host, idx, &mut state).await?;
         }
-        script.push_str(&format!("unset {}; ", pytest_run::REMOVED_ENV.join(" ")));
-        script.push_str(&self.activation());
-        script.push_str("exec ");
-        script.push_str(&quote(&self.cfg.python));
-        for arg in pytest_run::pytest_args(&dirs, &p.test_rel, p.traced.is_some()) {
-            script.push(' ');
-            script.push_str(&quote(&arg));
-        }
-        script.push_str(" </dev/null");
-        let env: Vec<String> = pytest_run::environment(
-            &dirs,
-            &self.cfg.pythonpath,
-            self.user_base.as_deref(),
-            p.traced.as_deref(),
-        )
-        .into_iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-
-        let started = Instant::now();
-        let mut log = LogBuffer::default();
-        let ran = tokio::time::timeout(
-            req.timeout,
-            exec(
-                docker,
-                &container,
-                self.shell(),
-                &script,
-                env,
-                Some(&p.tar),
-                &mut |b| log.push(b),
-            ),
-        )
-        .await;
-        let duration = started.elapsed();
-        let exit = match ran {
-            Ok(Ok(code)) => Some(code),
-            Ok(Err(e)) => return Err(RunError::Host("running pytest", e.into())),
-            // Killed below, with everything else the test started.
-            Err(_) => None,
+        state.dirty = true;
+        let ran = if self.cfg.warm {
+            self.run_warm(idx, &mut state, req, p).await?
+        } else {
+            // Made here: a `&WorkerState` held across an await would not be `Send`.
+            let collect = self.collect_script(&state.recorded, p);
+            self.run_cold(idx, state.container.clone(), collect, req, p)
+                .await?
         };
-        let raw_log = String::from_utf8_lossy(&log.finish()).into_owned();
-
-        let collected = self.collect_script(&state.recorded, p);
-        let (out, _) = helper(docker, &container, &collected, None)
-            .await
-            .map_err(step("collecting the results"))?;
-        let mut sections = split_sections(&out);
+        let dirs = self.dirs();
+        let raw_log = String::from_utf8_lossy(&ran.log).into_owned();
+        let mut sections = split_sections(&ran.collected);
         let junit = sections.next().unwrap_or_default();
         let trace = sections.next().unwrap_or_default();
         let now = rescan::parse_listing(sections.next().unwrap_or_default());
@@ -164,10 +118,13 @@ impl DockerExecutor {
         });
         let changed = std::mem::take(&mut plan.changed);
         self.put_back(idx, &mut state, plan).await?;
+        state.dirty = false;
 
-        let mut result = match exit {
-            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, vec![]),
-            Some(code) => pytest_run::finished_result(
+        let mut result = match ran.end {
+            End::TimedOut => {
+                pytest_run::timeout_result(raw_log, req.timeout, ran.duration, changed, vec![])
+            }
+            End::Exited(exit_code) => pytest_run::finished_result(
                 Finished {
                     report: if junit.is_empty() {
                         JunitReport::unusable(format!(
@@ -178,18 +135,244 @@ impl DockerExecutor {
                         parse_junit(&String::from_utf8_lossy(junit), &p.test_rel)
                     },
                     raw_log,
-                    exit_code: exit_status(code),
+                    exit_code,
                     changed,
                     denied: vec![],
-                    duration,
+                    duration: ran.duration,
                 },
                 &dirs.roots(),
             ),
         };
-        if p.traced.is_some() {
-            result.trace = pytest_run::parse_trace(trace);
+        if !p.traced.is_empty() {
+            result.trace = pytest_run::parse_trace(trace, &p.traced);
         }
         Ok(result)
+    }
+
+    /// pytest through its own `docker exec` (the staged files as a tar on its stdin), then a
+    /// second one that kills what the test left and collects the results.
+    async fn run_cold(
+        &self,
+        idx: usize,
+        container: String,
+        collect: String,
+        req: &ExecRequest,
+        p: &Prepared,
+    ) -> Result<Ran, RunError> {
+        let docker = &self.hosts[self.workers[idx].host].docker;
+        let dirs = self.dirs();
+
+        // The staged files arrive as a tar on the exec's stdin: one call fewer per run than
+        // an upload through the archive endpoint (about 50 ms each, measured).
+        let mut script = format!(
+            "exec 2>&1; cd {workdir} && tar -xf - && rm -rf {run} && mkdir -p {run}/home \
+             {run}/tmp && touch {STAGE_MARK} || exit 125; ",
+            run = quote(&dirs.run_dir().display().to_string()),
+            workdir = quote(&self.cfg.workdir),
+        );
+        let removed: Vec<String> = p.staged.removed.iter().map(|r| quote(r)).collect();
+        if !removed.is_empty() {
+            script.push_str(&format!("rm -f -- {}; ", removed.join(" ")));
+        }
+        script.push_str(&format!("unset {}; ", pytest_run::REMOVED_ENV.join(" ")));
+        script.push_str(&self.activation());
+        script.push_str("exec ");
+        script.push_str(&quote(&self.cfg.python));
+        for arg in pytest_run::pytest_args(&dirs, &p.test_rel, !p.traced.is_empty()) {
+            script.push(' ');
+            script.push_str(&quote(&arg));
+        }
+        script.push_str(" </dev/null");
+        let env: Vec<String> = self
+            .run_environment(&p.traced)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+
+        let started = Instant::now();
+        let mut log = LogBuffer::default();
+        let ran = tokio::time::timeout(
+            req.timeout,
+            exec(
+                docker,
+                &container,
+                self.shell(),
+                &script,
+                env,
+                Some(&p.tar),
+                &mut |b| log.push(b),
+            ),
+        )
+        .await;
+        let duration = started.elapsed();
+        let end = match ran {
+            Ok(Ok(code)) => End::Exited(exit_status(code)),
+            Ok(Err(e)) => return Err(RunError::Host("running pytest", e.into())),
+            // Killed below, with everything else the test started.
+            Err(_) => End::TimedOut,
+        };
+        let (collected, _) = helper(docker, &container, &collect, None)
+            .await
+            .map_err(step("collecting the results"))?;
+        Ok(Ran {
+            end,
+            log: log.finish(),
+            duration,
+            collected,
+        })
+    }
+
+    /// The run as one request to the container's warm interpreter: it stages, forks pytest,
+    /// enforces the timeout, kills what the test left and collects, as the two execs of a
+    /// cold run do. An interpreter that dies is replaced with the container (the copy may be
+    /// anything by then) and the run retried once; then it is an error, never a result.
+    async fn run_warm(
+        &self,
+        idx: usize,
+        state: &mut WorkerState,
+        req: &ExecRequest,
+        p: &Prepared,
+    ) -> Result<Ran, RunError> {
+        let host = self.workers[idx].host;
+        let request = self.warm_request(&state.recorded, req, p);
+        let kills = crate::exec::kills();
+        let mut first_death = None;
+        for attempt in 0..2 {
+            if attempt > 0 {
+                if crate::exec::kills() != kills {
+                    return Err(RunError::Exec(ExecError::Other(
+                        "the run was ended (Ctrl-C)".into(),
+                    )));
+                }
+                if !self.answers(host).await {
+                    return Err(RunError::Host(
+                        "running pytest in the warm interpreter",
+                        StepError(first_death.unwrap_or_default()),
+                    ));
+                }
+                self.replace_container(host, idx, state).await?;
+            }
+            let z = self.zygote(idx, state).await?;
+            let started = Instant::now();
+            let mut log = LogBuffer::default();
+            match z
+                .request(&request, &p.tar, req.timeout + warm::ANSWER_GRACE, &mut log)
+                .await
+            {
+                Ok(answer) => {
+                    let duration = started.elapsed();
+                    let end = match answer.ending() {
+                        warm::Ending::Exited(code) => End::Exited(Some(code)),
+                        warm::Ending::Signaled(_) => End::Exited(None),
+                        warm::Ending::TimedOut => End::TimedOut,
+                    };
+                    return Ok(Ran {
+                        end,
+                        log: log.finish(),
+                        duration,
+                        collected: answer.collected.unwrap_or_default(),
+                    });
+                }
+                Err(why) => {
+                    state.zygote = None;
+                    first_death.get_or_insert(why);
+                }
+            }
+        }
+        Err(RunError::Exec(ExecError::Other(format!(
+            "the warm interpreter died twice during this execution ({}); `--executor cold` \
+             runs without it",
+            first_death.unwrap_or_default()
+        ))))
+    }
+
+    /// What a warm run asks of the zygote: the cold script's staging and collecting, as data.
+    fn warm_request(
+        &self,
+        recorded: &Listing,
+        req: &ExecRequest,
+        p: &Prepared,
+    ) -> serde_json::Value {
+        let dirs = self.dirs();
+        let run = dirs.run_dir();
+        let args: Vec<String> = pytest_run::pytest_args(&dirs, &p.test_rel, !p.traced.is_empty())
+            .into_iter()
+            .skip(3)
+            .collect();
+        let env: serde_json::Map<String, serde_json::Value> = self
+            .run_environment(&p.traced)
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v)))
+            .collect();
+        let path = |p: PathBuf| p.display().to_string();
+        serde_json::json!({
+            "args": args,
+            "env": env,
+            "env_base": true,
+            "timeout": req.timeout.as_secs_f64(),
+            "blob": p.tar.len(),
+            "stage": {
+                "fresh": [path(run.clone())],
+                "mkdir": [path(run.join("home")), path(run.join("tmp"))],
+                "remove": p.staged.removed,
+                "mark": STAGE_MARK,
+            },
+            "collect": {
+                "cat": [path(dirs.junit()), path(dirs.trace_out())],
+                "sep": SECTION,
+                "mark": STAGE_MARK,
+                "sums": p.staged.files.keys().collect::<Vec<_>>(),
+                "rm": staging_tops(recorded, &p.staged),
+            },
+        })
+    }
+
+    /// The worker's warm interpreter, started (with a fresh record of the copy, in its own
+    /// listing form) if it is not running.
+    async fn zygote<'s>(
+        &self,
+        idx: usize,
+        state: &'s mut WorkerState,
+    ) -> Result<&'s mut ContainerZygote, RunError> {
+        if state.zygote.is_none() {
+            let docker = &self.hosts[self.workers[idx].host].docker;
+            let env = self
+                .run_environment(&[])
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let mut z = ContainerZygote::start(zygote::Start {
+                docker,
+                container: &state.container,
+                shell: self.shell(),
+                workdir: &self.cfg.workdir,
+                activation: self.activation(),
+                python: &self.cfg.python,
+                unset: pytest_run::REMOVED_ENV,
+                env,
+            })
+            .await
+            .map_err(|e| match e {
+                StartError::Host(e) => RunError::Host("starting the warm interpreter", e),
+                StartError::Refused(e) => RunError::Exec(e),
+            })?;
+            state.recorded = z
+                .list()
+                .await
+                .map_err(|e| RunError::Host("listing the copy", StepError(e)))?;
+            state.zygote = Some(z);
+        }
+        Ok(state.zygote.as_mut().expect("started above"))
+    }
+
+    /// The environment pytest runs with, over the container's own.
+    fn run_environment(&self, traced: &[String]) -> Vec<(&'static str, String)> {
+        pytest_run::environment(
+            &self.dirs(),
+            &self.cfg.pythonpath,
+            self.user_base.as_deref(),
+            traced,
+        )
     }
 
     /// The exec that follows every run: kill what the test left, print the junit report, the
@@ -283,6 +466,21 @@ impl DockerExecutor {
             let back = paths(&mut plan.upload.iter());
             script.push_str(&format!(" && find {back} -printf '{FIND_FORMAT}'"));
         }
+        if self.cfg.warm {
+            let gone: Vec<String> = plan.remove.iter().chain(&plan.upload).cloned().collect();
+            let restored = match &mut state.zygote {
+                Some(z) => z.restore(&gone, &tar, &plan.chmod, &plan.upload).await,
+                None => Err("it is not running".to_owned()),
+            };
+            return match restored {
+                Ok(Ok(fresh)) => {
+                    rescan::restamp(&mut state.recorded, &plan.upload, fresh);
+                    Ok(())
+                }
+                // Whatever could not be undone in place is undone by a fresh container.
+                _ => self.replace_container(host, worker, state).await,
+            };
+        }
         let stdin = (!plan.upload.is_empty()).then_some(tar.as_slice());
         let (out, code) = helper(docker, &state.container, &script, stdin)
             .await
@@ -319,6 +517,22 @@ impl DockerExecutor {
             .map_err(|e| RunError::Host("replacing the container", StepError(e.to_string())))?;
         Ok(())
     }
+}
+
+/// How pytest ended in the container: its exit status (`None`: killed by a signal), or the
+/// timeout.
+enum End {
+    Exited(Option<i32>),
+    TimedOut,
+}
+
+/// One run's raw outcome, before it is judged.
+struct Ran {
+    end: End,
+    log: Vec<u8>,
+    duration: std::time::Duration,
+    /// The collected sections (`SECTION`-separated): junit report, trace, listing, sums.
+    collected: Vec<u8>,
 }
 
 /// The exit status of the interpreter, as the local backend reads it: a run killed by a
