@@ -78,6 +78,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         sandbox: true,
         docker: None,
         executor: Default::default(),
+        operators: Default::default(),
     };
     let inputs = Inputs {
         repo,

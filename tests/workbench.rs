@@ -58,6 +58,7 @@ fn config() -> RunConfig {
         sandbox: true,
         docker: None,
         executor: Default::default(),
+        operators: Default::default(),
     }
 }
 

@@ -234,6 +234,7 @@ impl Engine {
             &self.doc.inputs.focal,
             cfg.mutants,
             cfg.seed,
+            cfg.operators,
         )?;
         self.emit(Event::MutantsReady {
             count: pool.mutants.len(),

@@ -485,6 +485,7 @@ pub(crate) mod fixtures {
             sandbox: true,
             docker: None,
             executor: Default::default(),
+            operators: Default::default(),
         }
     }
 
