@@ -293,40 +293,42 @@ fn integer_alternatives(literal: &str, clean: &str) -> Option<Vec<String>> {
         2 => format!("{}{v:b}", &literal[..2]),
         _ => v.to_string(),
     };
-    let mut values: Vec<i128> = vec![n];
-    let mut out = Vec::new();
     let near = [n.checked_add(1), n.checked_sub(1)];
     let candidates = SMALL
         .iter()
         .map(|&(v, t)| (v, t.to_string()))
         .chain(near.into_iter().flatten().map(|v| (v, in_base(v))));
-    for (v, repl) in candidates {
-        if !values.contains(&v) {
-            values.push(v);
-            out.push(repl);
-        }
-    }
-    Some(out)
+    Some(distinct_values(n, candidates))
 }
 
 fn float_alternatives(clean: &str) -> Option<Vec<String>> {
     let n: f64 = clean.parse().ok().filter(|n: &f64| n.is_finite())?;
-    let mut values: Vec<f64> = vec![n];
-    let mut out = Vec::new();
     let candidates = SMALL
         .iter()
         .map(|&(v, t)| (v as f64, t.to_string()))
         // Rust's `Debug` of a finite f64 is its shortest round-trip form with a `.` or an
         // exponent, which Python reads as the same float.
         .chain([n + 1.0, n - 1.0].map(|v| (v, format!("{v:?}"))));
-    for (v, repl) in candidates {
-        if v.is_finite() && !values.contains(&v) {
+    Some(distinct_values(n, candidates))
+}
+
+/// The texts of `candidates` whose values differ from `original`'s and from every earlier
+/// candidate's: equal values make a no-op or a second copy of a mutant.
+fn distinct_values<T: PartialEq>(
+    original: T,
+    candidates: impl IntoIterator<Item = (T, String)>,
+) -> Vec<String> {
+    let mut values = vec![original];
+    let mut out = Vec::new();
+    for (v, text) in candidates {
+        if !values.contains(&v) {
             values.push(v);
-            out.push(repl);
+            out.push(text);
         }
     }
-    Some(out)
+    out
 }
+
 /// Whether `node` is what a `del` statement deletes (`del None` does not compile).
 fn is_deleted(node: Node) -> bool {
     node.parent()
