@@ -41,7 +41,8 @@ fn examples() -> Vec<PathBuf> {
 
 /// Each candidate on c_old and on the pool's first mutant.
 fn requests(inst: &Instance) -> Vec<ExecRequest> {
-    let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 4, 1).unwrap();
+    let pool =
+        evootter::mutate::generate(&inst.repo, &inst.focal, 4, 1, Default::default()).unwrap();
     let m = &pool.mutants[0];
     let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
     let mutant = FileOverride {

@@ -79,6 +79,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         docker: None,
         executor: Default::default(),
         reach: Default::default(),
+        operators: Default::default(),
     };
     let inputs = Inputs {
         repo,

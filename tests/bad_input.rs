@@ -125,6 +125,50 @@ fn missing_inputs_name_the_flag() {
     );
 }
 
+/// `--operators table-i` is Table I's pool: a part of the default one, under the same ids.
+#[test]
+fn table_i_mutants_are_a_subset_of_all_with_their_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let ids = |ops: &str| -> Vec<(String, String)> {
+        let o = bin()
+            .args(["mutants", "--repo", repo.to_str().unwrap()])
+            .args(["--focal", "calc/ops.py::clamp", "--count", "1000"])
+            .args(["--json", "--operators", ops])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["id"].to_string(), m["diff"].to_string()))
+            .collect()
+    };
+    let (table_i, all) = (ids("table-i"), ids("all"));
+    assert!(all.len() > table_i.len(), "{} {}", all.len(), table_i.len());
+    assert!(table_i.iter().all(|m| all.contains(m)));
+}
+
+#[test]
+fn an_unknown_operator_set_is_refused_by_name() {
+    let tiny = Tiny::four();
+    let o = tiny
+        .command("out")
+        .arg("--initial-tests")
+        .arg(&tiny.cands)
+        .args(["--focal", "calc/ops.py::clamp", "--operators", "tablei"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        err.contains("unknown operator set `tablei`; expected one of: all, table-i"),
+        "{err}"
+    );
+    assert!(!tiny.out("out").exists());
+}
+
 /// Every input that can be checked up front is refused before anything exists: no session,
 /// no output directory, and no advice to resume what cannot be resumed.
 #[test]

@@ -122,7 +122,8 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
     let (mut local_time, mut docker_time, mut runs) = (Duration::ZERO, [Duration::ZERO; 2], 0);
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
-        let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
+        let pool =
+            evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mut variants = vec![vec![]];
         // Mutants of different files where the pool has them.
         let mut files = vec![];

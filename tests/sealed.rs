@@ -222,7 +222,8 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
     ];
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
-        let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
+        let pool =
+            evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mutant = &pool.mutants[0];
         let original = std::fs::read_to_string(inst.repo.join(&mutant.file)).unwrap();
         let mut requests = vec![];

@@ -45,7 +45,8 @@ fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
 async fn warm_and_cold_runs_log_the_same_on_every_example() {
     for ex in examples() {
         let inst = Instance::load(&ex).unwrap();
-        let pool = evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1).unwrap();
+        let pool =
+            evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mut variants = vec![vec![]];
         for m in pool.mutants.iter().take(4) {
             let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();

@@ -59,6 +59,7 @@ fn config() -> RunConfig {
         docker: None,
         executor: Default::default(),
         reach: Default::default(),
+        operators: Default::default(),
     }
 }
 

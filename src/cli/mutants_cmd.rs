@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Args;
-use evootter::mutate;
+use evootter::mutate::{self, Operators};
 use evootter::python::FocalFunction;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +21,9 @@ pub struct MutantsArgs {
     /// Seed of the random draws: the same seed gives the same mutants (as `run --seed`).
     #[arg(long, default_value_t = 1, value_name = "S")]
     seed: u64,
+    /// The alternatives each site gets: all | table-i (as `run --operators`).
+    #[arg(long, default_value = "all")]
+    operators: Operators,
     /// Print a JSON list of {id, kind, file, function, line, diff}.
     #[arg(long)]
     json: bool,
@@ -32,7 +35,7 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         "repository {} does not exist or is not a directory",
         a.repo.display()
     );
-    let pool = mutate::generate(&a.repo, &a.focal, a.count, a.seed)
+    let pool = mutate::generate(&a.repo, &a.focal, a.count, a.seed, a.operators)
         .with_context(|| format!("making mutants in {}", a.repo.display()))?;
     if a.json {
         let list: Vec<serde_json::Value> = pool

@@ -1,5 +1,6 @@
 //! The knobs of one run, stored in the session so a resumed run behaves exactly as it started.
 
+pub use crate::mutate::Operators;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -179,7 +180,20 @@ pub struct RunConfig {
     /// yield, and `mutants` bounds the schedule). Sessions from before sampled from all.
     #[serde(default)]
     pub reach: MutantReach,
+    /// The alternatives each mutation site gets (`--operators`). Sessions from before the
+    /// choice existed made Table I's pools, and resume with them.
+    #[serde(default = "table_i")]
+    pub operators: Operators,
 }
+
+fn table_i() -> Operators {
+    Operators::TableI
+}
+
+cli_enum!(Operators, "operator set", [
+    "all" => Operators::All,
+    "table-i" => Operators::TableI,
+]);
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -279,5 +293,31 @@ mod tests {
         assert_eq!("paper".parse::<FitnessRule>().unwrap(), FitnessRule::Paper);
         let err = "gpt".parse::<CrossoverStrategy>().unwrap_err();
         assert!(err.contains("expected one of: none, llm"), "{err}");
+        for s in ["all", "table-i"] {
+            assert_eq!(s.parse::<Operators>().unwrap().to_string(), s);
+        }
+        let err = "table1".parse::<Operators>().unwrap_err();
+        assert_eq!(
+            err,
+            "unknown operator set `table1`; expected one of: all, table-i"
+        );
+    }
+
+    #[test]
+    fn a_session_from_before_operators_resumes_with_table_i() {
+        let config = super::super::session::fixtures::config(SelectionStrategy::Mutation);
+        assert_eq!(config.operators, Operators::All);
+        let mut json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["operators"], "all");
+        json.as_object_mut().unwrap().remove("operators");
+        let old: RunConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(old.operators, Operators::TableI);
+        let table_i = RunConfig {
+            operators: Operators::TableI,
+            ..config
+        };
+        let json = serde_json::to_string(&table_i).unwrap();
+        assert!(json.contains(r#""operators":"table_i""#), "{json}");
+        assert_eq!(serde_json::from_str::<RunConfig>(&json).unwrap(), table_i);
     }
 }

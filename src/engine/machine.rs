@@ -241,6 +241,7 @@ impl Engine {
             &self.doc.inputs.focal,
             count,
             cfg.seed,
+            cfg.operators,
         )?;
         if cfg.reach == MutantReach::Reached {
             pool.requested = cfg.mutants;

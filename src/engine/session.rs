@@ -493,6 +493,7 @@ pub(crate) mod fixtures {
             docker: None,
             executor: Default::default(),
             reach: Default::default(),
+            operators: Default::default(),
         }
     }
 

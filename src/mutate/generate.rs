@@ -4,7 +4,7 @@
 
 use super::diff::unified_diff;
 use super::sites::{Candidate, candidate_sites_in};
-use super::types::{Mutant, MutantKind, MutantPool};
+use super::types::{Mutant, MutantKind, MutantPool, Operators};
 use crate::python::{
     FocalFunction, FunctionSite, LocateError, error_count, find_site, functions_in, parse,
     reparse_spliced,
@@ -54,13 +54,14 @@ struct Focal {
     unused: Vec<Vec<Candidate>>,
 }
 
-/// Generates up to `count` unique mutants of `focals` in the repository at `repo`,
-/// reproducibly for a given `seed`.
+/// Generates up to `count` unique mutants of `focals` in the repository at `repo`, each site
+/// with the alternatives `ops` gives it, reproducibly for a given `seed`.
 pub fn generate(
     repo: &Path,
     focals: &[FocalFunction],
     count: usize,
     seed: u64,
+    ops: Operators,
 ) -> Result<MutantPool, MutateError> {
     if count == 0 {
         return Err(MutateError::ZeroCount);
@@ -97,7 +98,7 @@ pub fn generate(
         let site =
             find_site(&file.functions, &focal.qualname).map_err(|e| e.in_file(&focal.file))?;
         let mut unused: Vec<Vec<Candidate>> = vec![Vec::new(); MutantKind::ALL.len()];
-        for c in candidate_sites_in(&file.tree, &file.source, &focal.file, &site) {
+        for c in candidate_sites_in(&file.tree, &file.source, &focal.file, &site, ops) {
             unused[kind_index(c.kind)].push(c);
         }
         functions.push(Focal {
@@ -269,19 +270,19 @@ class Box:
     #[test]
     fn same_seed_same_mutants_and_different_seed_different_order() {
         let dir = repo();
-        let a = generate(dir.path(), &all_focals(), 12, 7).unwrap();
-        let b = generate(dir.path(), &all_focals(), 12, 7).unwrap();
+        let a = generate(dir.path(), &all_focals(), 12, 7, Operators::All).unwrap();
+        let b = generate(dir.path(), &all_focals(), 12, 7, Operators::All).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.mutants.len(), 12);
         assert!(!a.exhausted);
-        let c = generate(dir.path(), &all_focals(), 12, 8).unwrap();
+        let c = generate(dir.path(), &all_focals(), 12, 8, Operators::All).unwrap();
         assert_ne!(ids(&a), ids(&c));
     }
 
     #[test]
     fn mutants_are_unique_and_reparse_cleanly() {
         let dir = repo();
-        let pool = generate(dir.path(), &all_focals(), 1000, 1).unwrap();
+        let pool = generate(dir.path(), &all_focals(), 1000, 1, Operators::All).unwrap();
         assert!(pool.exhausted);
         assert!(pool.mutants.len() > 30, "{}", pool.mutants.len());
         let mut seen_ids = HashSet::new();
@@ -306,7 +307,14 @@ class Box:
     #[test]
     fn a_tiny_function_is_exhausted_early() {
         let dir = repo();
-        let pool = generate(dir.path(), &focals(&["pkg/tiny.py::inc"]), 10, 3).unwrap();
+        let pool = generate(
+            dir.path(),
+            &focals(&["pkg/tiny.py::inc"]),
+            10,
+            3,
+            Operators::TableI,
+        )
+        .unwrap();
         assert!(pool.exhausted);
         let mut kinds: Vec<MutantKind> = pool.mutants.iter().map(|m| m.kind).collect();
         kinds.sort();
@@ -334,15 +342,65 @@ class Box:
             ]
         );
         // Asking for exactly what exists is not exhaustion.
-        let exact = generate(dir.path(), &focals(&["pkg/tiny.py::inc"]), 4, 3).unwrap();
+        let exact = generate(
+            dir.path(),
+            &focals(&["pkg/tiny.py::inc"]),
+            4,
+            3,
+            Operators::TableI,
+        )
+        .unwrap();
         assert!(!exact.exhausted);
         assert_eq!(exact.mutants.len(), 4);
     }
 
     #[test]
+    fn every_operator_alternative_gives_a_tiny_function_a_pool() {
+        let dir = repo();
+        let tiny = focals(&["pkg/tiny.py::inc"]);
+        let pool = generate(dir.path(), &tiny, 100, 3, Operators::All).unwrap();
+        assert!(pool.exhausted);
+        let mut mutated: Vec<String> = pool.mutants.iter().map(|m| m.apply(TINY)).collect();
+        mutated.sort();
+        let body = |b: &str| format!("def inc(x):\n    {b}");
+        let mut want: Vec<String> = [
+            "raise Exception(\"Force failure mutant\")\n    return x + 1",
+            "return None",
+            "return x % 1",
+            "return x * 1",
+            "return x + -1",
+            "return x + 0",
+            "return x + 2",
+            "return x - 1",
+            "return x / 1",
+            "return x // 1",
+        ]
+        .map(body)
+        .to_vec();
+        want.sort();
+        assert_eq!(mutated, want);
+        // Every Table-I mutant is in it, under the same id.
+        let table_i = generate(dir.path(), &tiny, 100, 3, Operators::TableI).unwrap();
+        for m in &table_i.mutants {
+            assert!(
+                pool.mutants
+                    .iter()
+                    .any(|a| a.id == m.id && a.diff == m.diff)
+            );
+        }
+    }
+
+    #[test]
     fn mutant_fields_describe_the_site() {
         let dir = repo();
-        let pool = generate(dir.path(), &focals(&["pkg/shapes.py::Box.name"]), 10, 0).unwrap();
+        let pool = generate(
+            dir.path(),
+            &focals(&["pkg/shapes.py::Box.name"]),
+            10,
+            0,
+            Operators::All,
+        )
+        .unwrap();
         let ret = pool
             .mutants
             .iter()
@@ -401,7 +459,7 @@ class Box:
         git(&["init", "-q"], None);
         let mut focals = all_focals();
         focals.extend(self::focals(&["pkg/crlf.py::neg"]));
-        let pool = generate(dir.path(), &focals, 1000, 5).unwrap();
+        let pool = generate(dir.path(), &focals, 1000, 5, Operators::All).unwrap();
         assert!(pool.mutants.iter().any(|m| m.file == "pkg/crlf.py"));
         for m in &pool.mutants {
             git(&["apply", "--check", "-"], Some(&m.diff));
@@ -419,13 +477,27 @@ class Box:
     #[test]
     fn errors_say_what_to_fix() {
         let dir = repo();
-        let err = generate(dir.path(), &focals(&["pkg/nope.py::f"]), 5, 0).unwrap_err();
+        let err = generate(
+            dir.path(),
+            &focals(&["pkg/nope.py::f"]),
+            5,
+            0,
+            Operators::All,
+        )
+        .unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("`pkg/nope.py`"), "{msg}");
         assert!(msg.contains(&dir.path().display().to_string()), "{msg}");
         assert!(msg.contains("relative to the repository root"), "{msg}");
 
-        let err = generate(dir.path(), &focals(&["pkg/shapes.py::Box.area"]), 5, 0).unwrap_err();
+        let err = generate(
+            dir.path(),
+            &focals(&["pkg/shapes.py::Box.area"]),
+            5,
+            0,
+            Operators::All,
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "no function `Box.area` in pkg/shapes.py; did you mean `area`? it defines: area, \
@@ -433,15 +505,22 @@ class Box:
              Name one of these in FILE::QUALNAME"
         );
 
-        let err = generate(dir.path(), &all_focals(), 0, 0).unwrap_err();
+        let err = generate(dir.path(), &all_focals(), 0, 0, Operators::All).unwrap_err();
         assert!(matches!(err, MutateError::ZeroCount));
         assert!(matches!(
-            generate(dir.path(), &[], 5, 0),
+            generate(dir.path(), &[], 5, 0, Operators::All),
             Err(MutateError::NoFocals)
         ));
 
         std::fs::write(dir.path().join("pkg/bin.py"), [0xff, 0xfe, 0x00]).unwrap();
-        let err = generate(dir.path(), &focals(&["pkg/bin.py::f"]), 5, 0).unwrap_err();
+        let err = generate(
+            dir.path(),
+            &focals(&["pkg/bin.py::f"]),
+            5,
+            0,
+            Operators::All,
+        )
+        .unwrap_err();
         assert!(matches!(err, MutateError::Unreadable { .. }), "{err}");
         assert!(err.to_string().contains("UTF-8"));
     }
@@ -454,7 +533,14 @@ class Box:
             "def ok(x):\n    return x + 1\n\ndef bad(:\n    pass\n",
         )
         .unwrap();
-        let pool = generate(dir.path(), &focals(&["pkg/broken.py::ok"]), 10, 0).unwrap();
+        let pool = generate(
+            dir.path(),
+            &focals(&["pkg/broken.py::ok"]),
+            10,
+            0,
+            Operators::TableI,
+        )
+        .unwrap();
         assert_eq!(pool.mutants.len(), 4);
     }
 }

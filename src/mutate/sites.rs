@@ -1,7 +1,7 @@
 //! The mutation rules of paper Table I: every place in one function where a rule applies,
 //! as byte-range replacements. The generator draws from these at random.
 
-use super::types::MutantKind;
+use super::types::{MutantKind, Operators};
 use crate::python::{FunctionSite, parse, text};
 use sha2::{Digest, Sha256};
 use tree_sitter::{Node, Tree};
@@ -25,10 +25,15 @@ pub struct Candidate {
 
 /// Every applicable mutation of every kind inside the definition of `site` (parameters and
 /// body, nested definitions included; decorators and type annotations excluded), ordered by
-/// kind, then position. No-op replacements are left out; whether the result parses is checked
-/// by the generator.
-pub fn candidate_sites(source: &str, file: &str, site: &FunctionSite) -> Vec<Candidate> {
-    candidate_sites_in(&parse(source), source, file, site)
+/// kind, then position, with the alternatives `ops` gives each site. No-op replacements are
+/// left out; whether the result parses is checked by the generator.
+pub fn candidate_sites(
+    source: &str,
+    file: &str,
+    site: &FunctionSite,
+    ops: Operators,
+) -> Vec<Candidate> {
+    candidate_sites_in(&parse(source), source, file, site, ops)
 }
 
 /// [`candidate_sites`] with the tree of `source` already parsed.
@@ -37,6 +42,7 @@ pub fn candidate_sites_in(
     source: &str,
     file: &str,
     site: &FunctionSite,
+    ops: Operators,
 ) -> Vec<Candidate> {
     let Some(func) = site.node(tree) else {
         return Vec::new();
@@ -48,7 +54,7 @@ pub fn candidate_sites_in(
         if node.kind() == "type" || is_docstring(node) {
             continue;
         }
-        rules(source, node, in_literal, &mut raw);
+        rules(source, node, in_literal, ops, &mut raw);
         let child_in_literal = in_literal || is_string(node.kind());
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
@@ -101,6 +107,7 @@ fn rules(
     source: &str,
     node: Node,
     in_literal: bool,
+    ops: Operators,
     out: &mut Vec<(MutantKind, usize, usize, String)>,
 ) {
     let mut token = |kind: MutantKind, op: Node, repl: &str| {
@@ -109,53 +116,41 @@ fn rules(
     match node.kind() {
         "binary_operator" => {
             if let Some(op) = node.child_by_field_name("operator") {
-                let repl = match op.kind() {
-                    "+" => "-",
-                    "-" => "+",
-                    "*" => "/",
-                    "/" | "//" | "%" | "**" => "*",
-                    _ => return,
-                };
-                token(MutantKind::BinaryArithmetic, op, repl);
+                for repl in arithmetic_alternatives(op.kind(), ops) {
+                    token(MutantKind::BinaryArithmetic, op, repl);
+                }
             }
         }
         "unary_operator" => {
             // `-0` and `+0` are the same number, so swapping their sign changes nothing.
-            if node
-                .child_by_field_name("argument")
-                .is_some_and(|a| is_number(a.kind()) && is_zero(text(source, a)))
-            {
+            let argument = node.child_by_field_name("argument");
+            if argument.is_some_and(|a| is_number(a.kind()) && is_zero(text(source, a))) {
                 return;
             }
-            if let Some(op) = node.child_by_field_name("operator") {
-                let repl = match op.kind() {
-                    "-" => "+",
-                    "+" => "-",
-                    _ => return,
-                };
-                token(MutantKind::UnaryArithmetic, op, repl);
+            let Some(op) = node.child_by_field_name("operator") else {
+                return;
+            };
+            let repl = match op.kind() {
+                "-" => "+",
+                "+" => "-",
+                _ => return,
+            };
+            token(MutantKind::UnaryArithmetic, op, repl);
+            // Removing the sign of a number literal gives `+5` again (for `-5`) or the
+            // original (for `+5`), so only other operands lose it.
+            if ops == Operators::All
+                && let Some(arg) = argument.filter(|a| !is_number(a.kind()))
+            {
+                token(MutantKind::UnaryArithmetic, node, text(source, arg));
             }
         }
         "comparison_operator" => {
             let mut cursor = node.walk();
-            let ops: Vec<Node> = node
+            let operators: Vec<Node> = node
                 .children_by_field_name("operators", &mut cursor)
                 .collect();
-            for op in ops {
-                let repls: &[&str] = match op.kind() {
-                    "<" => &["<=", ">"],
-                    "<=" => &["<", ">"],
-                    ">" => &[">=", "<"],
-                    ">=" => &[">", "<"],
-                    "==" => &["!=", ">"],
-                    "!=" => &["=="],
-                    "in" => &["not in"],
-                    "not in" => &["in"],
-                    "is" => &["is not"],
-                    "is not" => &["is"],
-                    _ => &[],
-                };
-                for repl in repls {
+            for op in operators {
+                for repl in relational_alternatives(op.kind(), ops) {
                     token(MutantKind::BinaryRelational, op, repl);
                 }
             }
@@ -177,19 +172,30 @@ fn rules(
             }
         }
         "integer" | "float" => {
-            let repl = if is_zero(text(source, node)) {
-                "1"
-            } else {
-                "0"
-            };
-            token(MutantKind::ConstantReplacement, node, repl);
+            let signed = node.parent().is_some_and(|p| p.kind() == "unary_operator");
+            for repl in number_alternatives(text(source, node), node.kind() == "float", ops) {
+                // Under a unary operator the sign is that rule's to change; `--1` is just 1.
+                if !(signed && repl.starts_with('-')) {
+                    token(MutantKind::ConstantReplacement, node, &repl);
+                }
+            }
         }
         "true" => token(MutantKind::ConstantReplacement, node, "False"),
         "false" => token(MutantKind::ConstantReplacement, node, "True"),
         "string" | "concatenated_string" if !in_literal => {
-            if let Some(repl) = empty_string(source, node) {
+            for repl in string_alternatives(source, node, ops) {
                 token(MutantKind::ConstantReplacement, node, repl);
             }
+        }
+        // A container display has no same-type value as telling as `""` is for a string, so
+        // under `All` it becomes `None` (as Table I's return and assignment rules do): code
+        // that iterates or indexes it then fails where it uses it. Numbers and strings do not
+        // get `None`: most of those mutants die at the first arithmetic or method call, as a
+        // force failure does, while the same-type values above test the logic.
+        "list" | "dictionary" | "set" | "tuple"
+            if ops == Operators::All && !in_literal && !is_deleted(node) =>
+        {
+            token(MutantKind::ConstantReplacement, node, "None");
         }
         "return_statement" => {
             if let Some(value) = node.named_child(0)
@@ -207,6 +213,126 @@ fn rules(
         }
         _ => {}
     }
+}
+
+/// The binary arithmetic operators that replace one another under `Operators::All`. `**` is
+/// replaced but never a replacement: `a * b` made `a ** b` on a test's integers can build a
+/// number of millions of digits, which runs until the mutant timeout, a kill every test gets
+/// that tells selection nothing and costs the longest execution there is. Bitwise and matrix
+/// operators are not arithmetic in Table I's sense.
+const ARITHMETIC: [&str; 6] = ["+", "-", "*", "/", "//", "%"];
+
+/// The order and equality comparisons, each replaced by all the others under `Operators::All`.
+const ORDERING: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
+
+fn arithmetic_alternatives(op: &str, ops: Operators) -> Vec<&'static str> {
+    let table_i = match op {
+        "+" => "-",
+        "-" => "+",
+        "*" => "/",
+        "/" | "//" | "%" | "**" => "*",
+        _ => return Vec::new(),
+    };
+    match ops {
+        Operators::TableI => vec![table_i],
+        Operators::All => ARITHMETIC.into_iter().filter(|a| *a != op).collect(),
+    }
+}
+
+fn relational_alternatives(op: &str, ops: Operators) -> Vec<&'static str> {
+    match op {
+        "in" => vec!["not in"],
+        "not in" => vec!["in"],
+        "is" => vec!["is not"],
+        "is not" => vec!["is"],
+        _ if ops == Operators::All && ORDERING.contains(&op) => {
+            ORDERING.into_iter().filter(|o| *o != op).collect()
+        }
+        "<" => vec!["<=", ">"],
+        "<=" => vec!["<", ">"],
+        ">" => vec![">=", "<"],
+        ">=" => vec![">", "<"],
+        "==" => vec!["!=", ">"],
+        "!=" => vec!["=="],
+        _ => Vec::new(),
+    }
+}
+
+/// What replaces a numeric literal: Table I's `0` (or `1` for a zero); under `All` also `1`,
+/// `-1`, n+1 and n-1 computed from the literal's value (n+1 and n-1 of an integer in its own
+/// base), leaving out every value equal to the original's or to an earlier replacement's.
+/// Imaginary literals and integers too large to compute with keep Table I's replacement.
+fn number_alternatives(literal: &str, float: bool, ops: Operators) -> Vec<String> {
+    let table_i = if is_zero(literal) { "1" } else { "0" };
+    let clean = literal.to_ascii_lowercase().replace('_', "");
+    let all = ops == Operators::All && !clean.ends_with('j');
+    let computed = if !all {
+        None
+    } else if float {
+        float_alternatives(&clean)
+    } else {
+        integer_alternatives(literal, &clean)
+    };
+    computed.unwrap_or_else(|| vec![table_i.to_string()])
+}
+
+/// The small constants every numeric literal may become, written as Table I writes them.
+const SMALL: [(i128, &str); 3] = [(0, "0"), (1, "1"), (-1, "-1")];
+
+fn integer_alternatives(literal: &str, clean: &str) -> Option<Vec<String>> {
+    let (radix, digits) = match clean.get(..2) {
+        Some("0x") => (16, &clean[2..]),
+        Some("0o") => (8, &clean[2..]),
+        Some("0b") => (2, &clean[2..]),
+        _ => (10, clean),
+    };
+    let n = i128::from_str_radix(digits, radix).ok()?;
+    let in_base = |v: i128| match radix {
+        16 => format!("{}{v:x}", &literal[..2]),
+        8 => format!("{}{v:o}", &literal[..2]),
+        2 => format!("{}{v:b}", &literal[..2]),
+        _ => v.to_string(),
+    };
+    let near = [n.checked_add(1), n.checked_sub(1)];
+    let candidates = SMALL
+        .iter()
+        .map(|&(v, t)| (v, t.to_string()))
+        .chain(near.into_iter().flatten().map(|v| (v, in_base(v))));
+    Some(distinct_values(n, candidates))
+}
+
+fn float_alternatives(clean: &str) -> Option<Vec<String>> {
+    let n: f64 = clean.parse().ok().filter(|n: &f64| n.is_finite())?;
+    let candidates = SMALL
+        .iter()
+        .map(|&(v, t)| (v as f64, t.to_string()))
+        // Rust's `Debug` of a finite f64 is its shortest round-trip form with a `.` or an
+        // exponent, which Python reads as the same float.
+        .chain([n + 1.0, n - 1.0].map(|v| (v, format!("{v:?}"))));
+    Some(distinct_values(n, candidates))
+}
+
+/// The texts of `candidates` whose values differ from `original`'s and from every earlier
+/// candidate's: equal values make a no-op or a second copy of a mutant.
+fn distinct_values<T: PartialEq>(
+    original: T,
+    candidates: impl IntoIterator<Item = (T, String)>,
+) -> Vec<String> {
+    let mut values = vec![original];
+    let mut out = Vec::new();
+    for (v, text) in candidates {
+        if !values.contains(&v) {
+            values.push(v);
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// Whether `node` is what a `del` statement deletes (`del None` does not compile).
+fn is_deleted(node: Node) -> bool {
+    node.parent()
+        .is_some_and(|p| p.kind() == "delete_statement")
 }
 
 fn is_string(kind: &str) -> bool {
@@ -236,10 +362,27 @@ fn is_zero(literal: &str) -> bool {
     !digits.is_empty() && digits.chars().all(|c| c == '0' || c == '.')
 }
 
-/// The empty literal to put in place of a non-empty plain string (or implicit concatenation
-/// of them), keeping it bytes if it was bytes. `None` for f-strings (their pieces are code,
-/// and quotes inside them are version-sensitive) and for strings that are already empty.
-fn empty_string(source: &str, node: Node) -> Option<&'static str> {
+/// What replaces a plain string (or an implicit concatenation of them), keeping it bytes if
+/// it was bytes: the empty string, and under `All` also a one-character string unless it is
+/// that already (an empty string then gets one too). Nothing for f-strings (their pieces are
+/// code, and quotes inside them are version-sensitive).
+fn string_alternatives(source: &str, node: Node, ops: Operators) -> Vec<&'static str> {
+    let Some((bytes, content)) = string_value(source, node) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if !content.is_empty() {
+        out.push(if bytes { "b\"\"" } else { "\"\"" });
+    }
+    if ops == Operators::All && content != "X" {
+        out.push(if bytes { "b\"X\"" } else { "\"X\"" });
+    }
+    out
+}
+
+/// Whether a string literal is bytes, and its source text between the quotes (escapes as
+/// written). `None` for f-strings and t-strings.
+fn string_value(source: &str, node: Node) -> Option<(bool, String)> {
     let parts: Vec<Node> = if node.kind() == "concatenated_string" {
         let mut cursor = node.walk();
         node.named_children(&mut cursor)
@@ -249,7 +392,7 @@ fn empty_string(source: &str, node: Node) -> Option<&'static str> {
         vec![node]
     };
     let mut bytes = false;
-    let mut non_empty = false;
+    let mut content = String::new();
     for part in parts {
         let mut cursor = part.walk();
         for child in part.children(&mut cursor) {
@@ -262,11 +405,11 @@ fn empty_string(source: &str, node: Node) -> Option<&'static str> {
                     bytes |= prefix.contains(['b', 'B']);
                 }
                 "string_end" => {}
-                _ => non_empty = true,
+                _ => content.push_str(text(source, child)),
             }
         }
     }
-    non_empty.then_some(if bytes { "b\"\"" } else { "\"\"" })
+    Some((bytes, content))
 }
 
 /// The first statement of a function or class body that is a bare string literal.
@@ -329,10 +472,14 @@ mod tests {
     use super::*;
     use crate::python::locate;
 
-    /// Each mutant of `kind` in `qualname`, as the whole mutated source.
+    /// Each Table-I mutant of `kind` in `qualname`, as the whole mutated source.
     fn mutants(src: &str, qualname: &str, kind: MutantKind) -> Vec<String> {
+        mutants_with(Operators::TableI, src, qualname, kind)
+    }
+
+    fn mutants_with(ops: Operators, src: &str, qualname: &str, kind: MutantKind) -> Vec<String> {
         let site = locate(src, qualname).unwrap();
-        candidate_sites(src, "m.py", &site)
+        candidate_sites(src, "m.py", &site, ops)
             .into_iter()
             .filter(|c| c.kind == kind)
             .map(|c| format!("{}{}{}", &src[..c.start], c.replacement, &src[c.end..]))
@@ -571,7 +718,7 @@ mod tests {
     fn sites_stay_inside_the_method() {
         let src = "class A:\n    def m(self):\n        return 1 + 2\n\n    def n(self):\n        return 3 - 4\n\nX = 5 * 6\n";
         let site = locate(src, "A.m").unwrap();
-        let all = candidate_sites(src, "m.py", &site);
+        let all = candidate_sites(src, "m.py", &site, Operators::TableI);
         assert!(!all.is_empty());
         assert!(
             all.iter()
@@ -594,11 +741,11 @@ mod tests {
     fn ids_and_lines_are_stable() {
         let src = "def f(a):\n    \"\"\"D.\"\"\"\n    return a + 1\n";
         let site = locate(src, "f").unwrap();
-        let a = candidate_sites(src, "pkg/m.py", &site);
-        let b = candidate_sites(src, "pkg/m.py", &site);
+        let a = candidate_sites(src, "pkg/m.py", &site, Operators::TableI);
+        let b = candidate_sites(src, "pkg/m.py", &site, Operators::TableI);
         assert_eq!(a, b);
         assert!(a.iter().all(|c| c.id.len() == 11 && c.id.starts_with('m')));
-        let other = candidate_sites(src, "pkg/other.py", &site);
+        let other = candidate_sites(src, "pkg/other.py", &site, Operators::TableI);
         assert_ne!(a[0].id, other[0].id);
         let force = a
             .iter()
@@ -609,6 +756,231 @@ mod tests {
             a.iter()
                 .filter(|c| c.kind != MutantKind::ForceFailure)
                 .all(|c| c.line == 3)
+        );
+    }
+
+    /// The replacement texts of `kind` at each site, in position order, under `All`.
+    fn alternatives(src: &str, kind: MutantKind) -> Vec<(String, Vec<String>)> {
+        let site = locate(src, "f").unwrap();
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        let mut last = None;
+        for c in candidate_sites(src, "m.py", &site, Operators::All) {
+            if c.kind != kind {
+                continue;
+            }
+            if last != Some((c.start, c.end)) {
+                out.push((c.original.clone(), Vec::new()));
+                last = Some((c.start, c.end));
+            }
+            out.last_mut().unwrap().1.push(c.replacement);
+        }
+        for (_, repls) in &mut out {
+            repls.sort();
+        }
+        out
+    }
+
+    fn sorted(items: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn all_relational_alternatives() {
+        let src = "def f(x, y):\n    return x < y, x <= y, x > y, x >= y, x == y, x != y, x in y, x not in y, x is y, x is not y\n";
+        let got = alternatives(src, MutantKind::BinaryRelational);
+        let ordering = ["<", "<=", ">", ">=", "==", "!="];
+        let mut want: Vec<(String, Vec<String>)> = ordering
+            .iter()
+            .map(|op| {
+                let others: Vec<&str> = ordering.iter().copied().filter(|o| o != op).collect();
+                (op.to_string(), sorted(&others))
+            })
+            .collect();
+        for (op, other) in [
+            ("in", "not in"),
+            ("not in", "in"),
+            ("is", "is not"),
+            ("is not", "is"),
+        ] {
+            want.push((op.to_string(), sorted(&[other])));
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn all_arithmetic_alternatives_never_introduce_power() {
+        let src = "def f(a, b):\n    return a + b, a - b, a * b, a / b, a // b, a % b, a ** b, a | b, a @ b\n";
+        let got = alternatives(src, MutantKind::BinaryArithmetic);
+        let arithmetic = ["+", "-", "*", "/", "//", "%"];
+        let mut want: Vec<(String, Vec<String>)> = arithmetic
+            .iter()
+            .map(|op| {
+                let others: Vec<&str> = arithmetic.iter().copied().filter(|o| o != op).collect();
+                (op.to_string(), sorted(&others))
+            })
+            .collect();
+        want.push(("**".into(), sorted(&arithmetic)));
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn all_unary_alternatives_flip_and_remove_the_sign() {
+        let src = "def f(x):\n    return -x, +x.y, -5, +5, -0, ~x\n";
+        assert_eq!(
+            alternatives(src, MutantKind::UnaryArithmetic),
+            [
+                ("-".to_string(), sorted(&["+"])),
+                ("-x".to_string(), sorted(&["x"])),
+                ("+".to_string(), sorted(&["-"])),
+                ("+x.y".to_string(), sorted(&["x.y"])),
+                // A number literal keeps its sign flip only: `5` is `+5`, or the original.
+                ("-".to_string(), sorted(&["+"])),
+                ("+".to_string(), sorted(&["-"])),
+            ]
+        );
+        // The logical rules are the same in both sets.
+        let src = "def f(a, b):\n    return not a and b or a\n";
+        for kind in [MutantKind::BinaryLogical, MutantKind::UnaryLogical] {
+            assert_eq!(
+                mutants_with(Operators::All, src, "f", kind),
+                mutants(src, "f", kind)
+            );
+        }
+    }
+
+    #[test]
+    fn all_integer_alternatives_come_from_the_value() {
+        let src = "def f():\n    return 5, 0, 1, 2, 0x1f, 0o17, 0b10, 1_000, -3, 5j, 123456789012345678901234567890123456789012\n";
+        assert_eq!(
+            alternatives(src, MutantKind::ConstantReplacement),
+            [
+                ("5".to_string(), sorted(&["0", "1", "-1", "6", "4"])),
+                ("0".to_string(), sorted(&["1", "-1"])),
+                ("1".to_string(), sorted(&["0", "-1", "2"])),
+                ("2".to_string(), sorted(&["0", "1", "-1", "3"])),
+                (
+                    "0x1f".to_string(),
+                    sorted(&["0", "1", "-1", "0x20", "0x1e"])
+                ),
+                (
+                    "0o17".to_string(),
+                    sorted(&["0", "1", "-1", "0o20", "0o16"])
+                ),
+                ("0b10".to_string(), sorted(&["0", "1", "-1", "0b11"])),
+                (
+                    "1_000".to_string(),
+                    sorted(&["0", "1", "-1", "1001", "999"])
+                ),
+                // Under a unary minus the sign is the unary rule's: no `--1`.
+                ("3".to_string(), sorted(&["0", "1", "4", "2"])),
+                // Imaginary and too large to compute: Table I's zero.
+                ("5j".to_string(), sorted(&["0"])),
+                (
+                    "123456789012345678901234567890123456789012".to_string(),
+                    sorted(&["0"])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn all_float_alternatives_skip_equal_values() {
+        let src = "def f():\n    return 2.5, 0.0, 1.0, 1e300, 1.5j\n";
+        assert_eq!(
+            alternatives(src, MutantKind::ConstantReplacement),
+            [
+                ("2.5".to_string(), sorted(&["0", "1", "-1", "3.5", "1.5"])),
+                // 0.0 + 1 is 1, 0.0 - 1 is -1: already there.
+                ("0.0".to_string(), sorted(&["1", "-1"])),
+                ("1.0".to_string(), sorted(&["0", "-1", "2.0"])),
+                // n + 1 and n - 1 are n itself at this size.
+                ("1e300".to_string(), sorted(&["0", "1", "-1"])),
+                ("1.5j".to_string(), sorted(&["0"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn all_string_bool_and_container_alternatives() {
+        let src = "def f(d=[]):\n    \"\"\"Doc.\"\"\"\n    s = 'abc'\n    b = b'xy'\n    e = ''\n    x = \"X\"\n    g = f\"{d}\"\n    c = (\"a\" \"b\")\n    t = True\n    del (d, s)\n    return {}, {1: 2}, (1,), {1}\n";
+        let got = alternatives(src, MutantKind::ConstantReplacement);
+        let want: Vec<(String, Vec<String>)> = [
+            ("[]", vec!["None"]),
+            ("'abc'", vec!["\"\"", "\"X\""]),
+            ("b'xy'", vec!["b\"\"", "b\"X\""]),
+            ("''", vec!["\"X\""]),
+            ("\"X\"", vec!["\"\""]),
+            ("\"a\" \"b\"", vec!["\"\"", "\"X\""]),
+            ("True", vec!["False"]),
+            ("{}", vec!["None"]),
+            ("{1: 2}", vec!["None"]),
+            ("1", vec!["-1", "0", "2"]),
+            ("2", vec!["-1", "0", "1", "3"]),
+            ("(1,)", vec!["None"]),
+            ("1", vec!["-1", "0", "2"]),
+            ("{1}", vec!["None"]),
+            ("1", vec!["-1", "0", "2"]),
+        ]
+        .into_iter()
+        .map(|(o, r)| (o.to_string(), sorted(&r)))
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn all_is_a_superset_of_table_i_with_the_same_ids() {
+        let src = "def f(a, b=2.5):\n    \"\"\"D.\"\"\"\n    if not a and b <= 0 or a == b:\n        return -a * 3 ** b\n    s = 'x' if a in b else b''\n    return a is not None, 0x0, 0.0\n";
+        let site = locate(src, "f").unwrap();
+        let table_i = candidate_sites(src, "pkg/m.py", &site, Operators::TableI);
+        let all = candidate_sites(src, "pkg/m.py", &site, Operators::All);
+        assert!(
+            all.len() > 2 * table_i.len(),
+            "{} {}",
+            all.len(),
+            table_i.len()
+        );
+        for c in &table_i {
+            assert!(all.contains(c), "{c:?} is not in the All set");
+        }
+        // No candidate replaces a site with its own text, and none repeats.
+        let mut seen = std::collections::HashSet::new();
+        for c in &all {
+            assert_ne!(c.original, c.replacement, "{c:?}");
+            assert!(
+                seen.insert((c.start, c.end, c.replacement.clone())),
+                "{c:?}"
+            );
+        }
+    }
+
+    /// `evootter mutants --json` of `pkg/m.py::f` before `Operators` existed.
+    const PINNED_IDS: [(MutantKind, &str, &str); 4] = [
+        (MutantKind::BinaryArithmetic, "-", "m5fc9067412"),
+        (MutantKind::ConstantReplacement, "0", "ma07cf003ba"),
+        (MutantKind::ReturnValue, "None", "m9eb016c334"),
+        (
+            MutantKind::ForceFailure,
+            "\n    raise Exception(\"Force failure mutant\")",
+            "m1bfe27af68",
+        ),
+    ];
+
+    #[test]
+    fn table_i_ids_are_the_ones_sessions_recorded() {
+        // Ids of this function's Table-I candidates as evootter computed them before `All`
+        // existed: a session made then still finds its mutants by id.
+        let src = "def f(a):\n    \"\"\"D.\"\"\"\n    return a + 1\n";
+        let site = locate(src, "f").unwrap();
+        let ids: Vec<(MutantKind, String, String)> =
+            candidate_sites(src, "pkg/m.py", &site, Operators::TableI)
+                .into_iter()
+                .map(|c| (c.kind, c.replacement, c.id))
+                .collect();
+        assert_eq!(
+            ids,
+            PINNED_IDS.map(|(k, r, i)| (k, r.to_string(), i.to_string()))
         );
     }
 

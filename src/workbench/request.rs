@@ -183,6 +183,11 @@ pub struct RunRequest {
     /// pytest` per execution).
     #[arg(long, default_value = "warm")]
     pub executor: crate::engine::ExecutorKind,
+    /// The alternatives each mutation site gets: all (every operator of its class, constants
+    /// 0, 1, -1, n+1, n-1, empty and one-character strings, None for containers) | table-i
+    /// (the one or two replacements of the paper's Table I).
+    #[arg(long, default_value = "all")]
+    pub operators: crate::engine::Operators,
     /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
     /// from --image).
     #[arg(long, default_value = "local")]
@@ -434,7 +439,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
     // The focal functions exist and yield mutants: the Mutate step would find out only after
     // the session (and, with a model, paid calls) exist.
     if !focal.is_empty() {
-        crate::mutate::generate(&repo, &focal, mutants, seed)?;
+        crate::mutate::generate(&repo, &focal, mutants, seed, a.operators)?;
     }
     let golden_patch = a
         .golden_patch
@@ -529,6 +534,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         docker,
         executor: a.executor,
         reach: a.mutant_reach,
+        operators: a.operators,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
