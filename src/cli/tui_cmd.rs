@@ -98,7 +98,7 @@ pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
             None => default_out("demo")?,
         }),
         force: a.force,
-        ..Default::default()
+        ..RunRequest::cli_defaults()
     };
     live(request.prepare()?, &a.looks).await
 }

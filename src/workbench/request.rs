@@ -112,6 +112,8 @@ pub fn resume(p: &Path, overrides: &RunRequest) -> Result<Prepared, RequestError
     })
 }
 
+/// `Default` is every field's own default; [`RunRequest::cli_defaults`] is what `run` gets
+/// with no flags, which a driver that builds a request itself (`demo`) wants.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RunRequest {
     /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
@@ -149,7 +151,7 @@ pub struct RunRequest {
     /// test of the population executes on c_old: every baseline is traced over the focal
     /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
     /// samples).
-    #[arg(long, value_name = "reached|all", default_value = "all")]
+    #[arg(long, value_name = "reached|all", default_value = "reached")]
     pub mutant_reach: crate::engine::MutantReach,
     /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
     /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
@@ -284,6 +286,19 @@ pub struct RunRequest {
     /// (comparing strategies then runs each execution once).
     #[arg(long, value_name = "SESSION")]
     pub reuse_executions: Option<PathBuf>,
+}
+
+impl RunRequest {
+    /// The request `run` makes when given no flag: the command line's defaults (warm
+    /// executor, reach-aware sampling, every operator alternative), not the fields' own.
+    pub fn cli_defaults() -> Self {
+        use clap::{Args, FromArgMatches};
+        let cmd = Self::augment_args(clap::Command::new("evootter"));
+        let matches = cmd
+            .try_get_matches_from(["evootter"])
+            .expect("no flag of `run` is required");
+        Self::from_arg_matches(&matches).expect("the defaults parse")
+    }
 }
 
 /// The few settings that may change between a run and its resumption: where the model is
