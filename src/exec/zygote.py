@@ -557,6 +557,12 @@ def _become_run(req, log_w):
 
 
 def main():
+    if not hasattr(os, "pidfd_open"):
+        sys.stderr.write(
+            f"this interpreter ({sys.version.split()[0]}) has no os.pidfd_open: the warm "
+            "executor needs Python 3.9 or newer on Linux 5.3 or newer\n"
+        )
+        sys.exit(3)
     copy = os.getcwd()
     clean = [d for d in os.environ.pop("EVOOTTER_ZYGOTE_CLEAN", "").split(":") if d]
     global _NETNS_PER_RUN
