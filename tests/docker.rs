@@ -937,3 +937,170 @@ async fn a_batch_loses_nothing_when_one_of_its_hosts_stops() {
         "{err}"
     );
 }
+
+/// An sshd on this machine (port 22, loopback only: Docker's client library passes no port
+/// from an ssh URL) that lets root in with a key held by an ssh agent of the test's own: a
+/// Docker host reached as `ssh://root@127.0.0.1`, the way Docker's own client reaches one
+/// (`docker system dial-stdio` over ssh). The host key is kept under /var/cache/evootter, so
+/// root's known_hosts (which ssh fills on first contact) stays right across runs.
+struct SshHost {
+    sshd: std::process::Child,
+    agent: std::process::Child,
+    sock: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl SshHost {
+    const URL: &'static str = "ssh://root@127.0.0.1";
+
+    fn start() -> Option<Self> {
+        if !Path::new("/usr/sbin/sshd").exists() {
+            let problem = "no sshd (openssh-server)";
+            if std::env::var_os("CI").is_some() {
+                panic!("{problem}; run `bash .ci/docker` first");
+            }
+            eprintln!("SKIPPED: {problem}");
+            return None;
+        }
+        let keys = Path::new("/var/cache/evootter/ssh");
+        std::fs::create_dir_all(keys).unwrap();
+        let keygen = |path: &Path| {
+            if !path.exists() {
+                let o = Command::new("ssh-keygen")
+                    .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                    .arg(path)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{}", text(&o));
+            }
+        };
+        keygen(&keys.join("host_key"));
+        let dir = tempfile::tempdir().unwrap();
+        let user_key = dir.path().join("user_key");
+        keygen(&user_key);
+        let authorized = dir.path().join("authorized_keys");
+        std::fs::copy(user_key.with_extension("pub"), &authorized).unwrap();
+        let config = dir.path().join("sshd_config");
+        std::fs::write(
+            &config,
+            format!(
+                "Port 22\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+                 PermitRootLogin prohibit-password\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile {}\n",
+                keys.join("host_key").display(),
+                authorized.display(),
+                dir.path().join("sshd.pid").display()
+            ),
+        )
+        .unwrap();
+        std::fs::create_dir_all("/run/sshd").unwrap();
+        let sshd = Command::new("/usr/sbin/sshd")
+            .args(["-D", "-e", "-f"])
+            .arg(&config)
+            .stderr(std::fs::File::create(dir.path().join("sshd.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let sock = dir.path().join("agent.sock");
+        let agent = Command::new("ssh-agent")
+            .args(["-D", "-a"])
+            .arg(&sock)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !sock.exists() {
+            assert!(Instant::now() < deadline, "ssh-agent did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let added = Command::new("ssh-add")
+            .arg(&user_key)
+            .env("SSH_AUTH_SOCK", &sock)
+            .output()
+            .unwrap();
+        assert!(added.status.success(), "{}", text(&added));
+        // Up once a login runs the docker client over it.
+        loop {
+            let o = Command::new("ssh")
+                .args([
+                    "-o",
+                    "StrictHostKeyChecking=accept-new",
+                    "-o",
+                    "BatchMode=yes",
+                ])
+                .args(["root@127.0.0.1", "docker", "version"])
+                .env("SSH_AUTH_SOCK", &sock)
+                .output()
+                .unwrap();
+            if o.status.success() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no ssh login: {}", text(&o));
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Some(Self {
+            sshd,
+            agent,
+            sock,
+            _dir: dir,
+        })
+    }
+}
+
+impl Drop for SshHost {
+    fn drop(&mut self) {
+        for c in [&mut self.sshd, &mut self.agent] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_docker_host_reached_over_ssh_runs_what_the_socket_runs() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let Some(ssh) = SshHost::start() else { return };
+    // The agent is how ssh, started by Docker's client library, finds the key.
+    // SAFETY: set once, before this test's executor starts its ssh; no other test reads it.
+    unsafe { std::env::set_var("SSH_AUTH_SOCK", &ssh.sock) };
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let over_ssh = DockerExecutor::new(DockerConfig {
+        hosts: vec![SshHost::URL.to_owned()],
+        warm: true,
+        ..docker_cfg(&repo, vec![".".into()], 1)
+    })
+    .await
+    .unwrap();
+    assert_eq!(over_ssh.hosts(), [SshHost::URL]);
+    let local = local(&repo, vec![".".into()], 1);
+    let clamp = request("tests/test_clamp.py", CLAMP_TEST, Duration::from_secs(30));
+    let mut mutant = clamp.clone();
+    mutant.overrides = vec![FileOverride {
+        rel_path: "calc/ops.py".into(),
+        content: "def clamp(x, lo, hi):\n    return hi\n".into(),
+    }];
+    for r in [clamp, mutant] {
+        let (a, b) = (
+            local.run(r.clone()).await.unwrap(),
+            over_ssh.run(r).await.unwrap(),
+        );
+        assert_eq!(summary(&a), summary(&b), "{}", b.raw_log);
+    }
+    let label = over_ssh.label();
+    assert_eq!(containers_with_label(None, &label).len(), 1);
+    over_ssh.shutdown().await;
+    assert_eq!(containers_with_label(None, &label), Vec::<String>::new());
+    // A port in an ssh URL is refused up front, with the way around it.
+    let Err(e) = DockerExecutor::new(DockerConfig {
+        hosts: vec!["ssh://root@127.0.0.1:2222".to_owned()],
+        ..docker_cfg(&repo, vec![".".into()], 1)
+    })
+    .await
+    else {
+        panic!("an ssh URL with a port was accepted")
+    };
+    assert!(e.to_string().contains("cannot carry a port"), "{e}");
+}

@@ -62,6 +62,16 @@ pub(super) async fn connect(host: &str) -> Result<Docker, DockerError> {
         host: host.to_owned(),
         reason,
     };
+    if let Some(rest) = host.strip_prefix("ssh://")
+        && rest.rsplit_once('@').map_or(rest, |(_, h)| h).contains(':')
+    {
+        // bollard hands ssh the authority as a host name, where `:PORT` does not parse.
+        return Err(unreachable(
+            "an ssh host cannot carry a port here; use port 22, or a Host entry with its Port \
+             in ~/.ssh/config and ssh://USER@THAT_HOST"
+                .to_owned(),
+        ));
+    }
     let docker = Docker::connect_with_host(host).map_err(|e| unreachable(e.to_string()))?;
     // The daemon may speak an older API than bollard's default.
     match tokio::time::timeout(Duration::from_secs(20), docker.negotiate_version()).await {
