@@ -214,6 +214,26 @@ fn traced_baselines_log_as_untraced_ones_and_sampling_by_reach_is_a_choice() {
         report["tests"][t]
     );
 
+    // The why-not-killed view says what the test executes, and how the pool split.
+    let g = &reached.generations[0];
+    let (t, m) = g
+        .tests
+        .iter()
+        .flat_map(|t| g.mutants.iter().map(move |m| (t, m)))
+        .find(|(t, m)| !g.scores[*t].kills.contains(m))
+        .expect("a survived cell");
+    let pair = evootter::engine::pair::find(&reached, t, m).unwrap();
+    let why = evootter::tui::why::reasons(&reached, 0, &pair).join("\n");
+    assert!(
+        why.contains(&format!("{t}'s c_old run executes the mutant's"))
+            || why.contains(&format!("{t}'s c_old run never executes the mutant's")),
+        "{why}"
+    );
+    assert!(
+        why.contains("generation 0's tests execute") && why.contains("of the pool's"),
+        "{why}"
+    );
+
     let o = bin()
         .args(["run", "--instance"])
         .arg(&ex)

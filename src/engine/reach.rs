@@ -193,12 +193,14 @@ pub fn describe(doc: &SessionDoc, test: &TestId, mutant: &Mutant) -> Option<Stri
     let ran = lines.get(&span.file).map(Vec::as_slice).unwrap_or_default();
     Some(if reaches(lines, &span) {
         format!(
-            "{test}'s c_old run executes the mutant's {at} of {}: the mutated code runs,              and what it changes does not show in the test's log",
+            "{test}'s c_old run executes the mutant's {at} of {}: the mutated code runs, \
+             and what it changes does not show in the test's log",
             span.file
         )
     } else {
         format!(
-            "{test}'s c_old run never executes the mutant's {at} of {} (it runs {}), so no              run of {test} can kill it",
+            "{test}'s c_old run never executes the mutant's {at} of {} (it runs {}), so no \
+             run of {test} can kill it",
             span.file,
             if ran.is_empty() {
                 "none of that file".to_owned()

@@ -96,6 +96,9 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
     if !sample.contains(&m.id) {
         out.push(format!("(not in generation {g}'s sample)"));
     }
+    if let Some(r) = &doc.generations[g].reach {
+        out.push(reach_counts(g, r));
+    }
     out.push(
         "Enter runs the pair again now under a line tracer: which lines of the mutated file \
          the test runs"
@@ -195,4 +198,27 @@ fn force_failure_reach(
             m.function
         )),
     }
+}
+
+/// How generation `g`'s tests split the pool (reach-aware sampling).
+fn reach_counts(g: usize, r: &crate::engine::reach::ReachCounts) -> String {
+    let kinds = |m: &std::collections::BTreeMap<MutantKind, usize>| {
+        m.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "generation {g}'s tests execute {} of the pool's {} mutants on c_old ({}); no test of \
+         it executes the other {}{}",
+        r.reached_total(),
+        r.reached_total() + r.unreached_total(),
+        kinds(&r.reached),
+        r.unreached_total(),
+        if r.unreached.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds(&r.unreached))
+        }
+    )
 }
