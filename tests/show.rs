@@ -100,6 +100,11 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
     );
     assert!(!strings(&g0["selected"]).contains(&"t1".to_string()));
 
+    // A reach-aware run (the default) draws its samples from every mutant the focal function
+    // yields, not from the first `--mutants` of them: `evootter mutants` lists that pool when
+    // asked for as many.
+    let pool_size = session["pool"]["mutants"].as_array().unwrap().len();
+    assert!(pool_size > 10, "the whole pool: {pool_size}");
     let pool_order: Vec<String> = stdout(
         &bin()
             .args(["mutants", "--repo"])
@@ -108,7 +113,7 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
                 "--focal",
                 "calc/ops.py::clamp",
                 "--count",
-                "10",
+                &pool_size.to_string(),
                 "--seed",
                 "1",
             ])
@@ -118,7 +123,16 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
     .lines()
     .map(|l| l.split_whitespace().next().unwrap().to_string())
     .collect();
-    assert_eq!(pool_order.len(), 10);
+    let in_session: Vec<String> = session["pool"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        pool_order, in_session,
+        "`evootter mutants` lists the run's pool"
+    );
 
     let shown = stdout(&bin().arg("show").arg(tiny.out("out")).output().unwrap());
     for (i, g) in generations.iter().enumerate() {
