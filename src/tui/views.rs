@@ -636,18 +636,20 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
             format!("why did {test} not kill {m}?"),
             t.style(Role::Title),
         ));
-        for l in super::why::reasons(&s.doc, g, &p) {
-            lines.push(Line::styled(format!("- {l}"), t.style(Role::Text)));
-        }
+        // A traced re-run is what the user just asked for: it comes first, above the
+        // reasons the session gives, so a small terminal shows it without scrolling.
         if let Some((rt, rm, text)) = &s.rerun
             && *rt == test
             && *rm == m
         {
-            lines.push(Line::raw(""));
             lines.push(Line::styled("run again just now", t.style(Role::Header)));
             for l in text.lines() {
                 lines.push(Line::raw(l.to_string()));
             }
+            lines.push(Line::raw(""));
+        }
+        for l in super::why::reasons(&s.doc, g, &p) {
+            lines.push(Line::styled(format!("- {l}"), t.style(Role::Text)));
         }
     } else {
         lines.push(Line::raw("select a survived cell on the Grid and press w"));
