@@ -51,7 +51,10 @@ pub struct Span {
     pub last: u32,
 }
 
-/// Every mutant's span, from the focal files' `c_old` sources (`source(file)`).
+/// Every mutant's span. A replacement's span comes from the mutant itself (its line and the
+/// lines of the text it replaces); only a force-failure mutant needs its file's `c_old`
+/// source (`source(file)`, read once per file) for its function's body. The why-not-killed
+/// view calls this on every frame, so nothing else is read.
 pub fn spans<'a>(
     mutants: impl IntoIterator<Item = &'a Mutant>,
     mut source: impl FnMut(&str) -> Option<String>,
@@ -59,14 +62,12 @@ pub fn spans<'a>(
     let mut sources: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut out = BTreeMap::new();
     for m in mutants {
-        let src = sources
-            .entry(m.file.clone())
-            .or_insert_with(|| source(&m.file));
-        let Some(src) = src.as_deref().filter(|s| m.end <= s.len()) else {
-            continue;
-        };
-        let line = |byte: usize| crate::python::line_of(src, byte) as u32;
         let (first, last) = if m.kind == MutantKind::ForceFailure {
+            let src = sources
+                .entry(m.file.clone())
+                .or_insert_with(|| source(&m.file));
+            let Some(src) = src.as_deref() else { continue };
+            let line = |byte: usize| crate::python::line_of(src, byte) as u32;
             match crate::python::locate(src, &m.function) {
                 Ok(site) => (
                     line(site.body_start),
@@ -75,10 +76,8 @@ pub fn spans<'a>(
                 Err(_) => (m.line as u32, m.line as u32),
             }
         } else {
-            (
-                line(m.start),
-                line(m.end.max(m.start + 1) - 1).max(line(m.start)),
-            )
+            let below = m.original.trim_end_matches('\n').matches('\n').count() as u32;
+            (m.line as u32, m.line as u32 + below)
         };
         out.insert(
             m.id.clone(),
