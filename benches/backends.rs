@@ -70,6 +70,7 @@ fn requests(inst: &Instance) -> Vec<ExecRequest> {
                 removed: vec![],
                 timeout: Duration::from_secs(60),
                 trace: vec![],
+                tracer: Default::default(),
             });
         }
     }
@@ -226,6 +227,7 @@ fn numpy_repo(dir: &Path) -> (PathBuf, Vec<ExecRequest>) {
             removed: vec![],
             timeout: Duration::from_secs(60),
             trace: vec![],
+            tracer: Default::default(),
         })
         .collect();
     (repo, reqs)

@@ -52,6 +52,7 @@ fn requests(repo: &Path, rounds: usize) -> Vec<ExecRequest> {
             removed: vec![],
             timeout: Duration::from_secs(60),
             trace: vec![],
+            tracer: Default::default(),
         })
         .collect()
 }

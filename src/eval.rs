@@ -76,6 +76,7 @@ impl PatchedFiles {
             removed: self.removed.clone(),
             timeout,
             trace: vec![],
+            tracer: Default::default(),
         }
     }
 }

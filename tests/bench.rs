@@ -68,6 +68,10 @@ fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
         assert_eq!(score["swt"], true, "{id}: {rec:#}");
         let cov = score["coverage"].as_f64().unwrap();
         assert!(cov > 0.0 && cov <= 1.0, "{id}: coverage {cov}");
+        // Measured by coverage.py (CI installs it), weighed into TDD-Bench's score.
+        let with = score["measured_with"].as_str().unwrap_or_default();
+        assert!(with.starts_with("coverage "), "{id}: {rec:#}");
+        assert_eq!(score["tdd_score"].as_f64(), Some(cov), "{id}");
         assert!(out.join(&id).join("final.patch").is_file());
         assert!(out.join(&id).join("report.json").is_file());
     }

@@ -769,6 +769,10 @@ fn a_batch_runs_each_instance_in_its_own_image() {
         assert_eq!(rec["status"], "done", "{id}: {rec:#}\n{err}");
         assert_eq!(rec["score"]["tdd"], true, "{id}: {rec:#}");
         assert!(rec["score"]["coverage"].as_f64().unwrap() > 0.0, "{rec:#}");
+        // The image has coverage.py: the score is measured as TDD-Bench measures it.
+        let with = rec["score"]["measured_with"].as_str().unwrap_or_default();
+        assert!(with.starts_with("coverage "), "{rec:#}");
+        assert!(rec["score"]["tdd_score"].as_f64().unwrap() > 0.0, "{rec:#}");
         let s = read_json(&out.join(id).join("session.json"));
         assert_eq!(s["config"]["docker"]["image"], image, "{id}");
     }

@@ -154,6 +154,7 @@ async fn a_reach_aware_run_spends_no_execution_on_a_mutant_no_test_reaches() {
                     removed: vec![],
                     timeout: Duration::from_secs(60),
                     trace: vec![],
+                    tracer: Default::default(),
                 })
                 .await
                 .unwrap();

@@ -254,6 +254,7 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
                     removed: vec![],
                     timeout: Duration::from_secs(60),
                     trace: vec![],
+                    tracer: Default::default(),
                 });
             }
         }

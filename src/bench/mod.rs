@@ -11,7 +11,7 @@ pub mod score;
 pub mod summary;
 
 use crate::engine::SessionDoc;
-use crate::exec::{self, ExecRequest};
+use crate::exec::{self, ExecRequest, ExecResult};
 use crate::outdir::{Intent, OutDir};
 use crate::workbench::{self, Command, Ending, Options, RunRequest, Workbench};
 use instances::Row;
@@ -317,11 +317,13 @@ async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceReco
         Ending::Failed { error: e } => return error(e.to_string()),
     }
     let doc = finished.doc;
-    let traced = match coverage_runs(&doc, &row.patch).await {
+    let (before, after) = match coverage_runs(&doc, &row.patch).await {
         Ok(t) => t,
         Err(e) => return error(format!("coverage runs: {e}")),
     };
-    let score = score::score(&doc, &traced, &row.patch);
+    // TDD-Bench-Verified scores sympy without coverage.
+    let weigh = !row.repo.eq_ignore_ascii_case("sympy/sympy");
+    let score = score::score(&doc, before.as_ref(), after.as_ref(), &row.patch, weigh);
     if let Ok(out) = OutDir::claim(dir, Intent::Resume)
         && let Ok(j) = serde_json::to_vec_pretty(&score)
     {
@@ -341,18 +343,23 @@ async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceReco
     }
 }
 
-/// The lines of each file the golden patch changes that the final test runs on the fixed code.
+/// The final test's coverage runs, as TDD-Bench-Verified makes them: on the code before the
+/// fix (measuring the lines the golden patch deletes) and on the fixed code (the lines it
+/// adds), each traced with coverage.py where the interpreter has it. A side with no changed
+/// code line is not run.
 async fn coverage_runs(
     doc: &SessionDoc,
     patch: &str,
-) -> Result<BTreeMap<String, Vec<u32>>, String> {
-    let mut out = BTreeMap::new();
+) -> Result<(Option<ExecResult>, Option<ExecResult>), String> {
     let (Some(t), Some(patch_path)) = (&doc.final_test, &doc.inputs.golden_patch) else {
-        return Ok(out);
+        return Ok((None, None));
     };
-    let changed = score::changed_lines(patch);
-    if changed.is_empty() {
-        return Ok(out);
+    let (deleted, added) = (
+        score::patch_lines(patch, false),
+        score::patch_lines(patch, true),
+    );
+    if deleted.is_empty() && added.is_empty() {
+        return Ok((None, None));
     }
     let golden =
         crate::eval::golden_files(&doc.inputs.repo, patch_path).map_err(|e| e.to_string())?;
@@ -360,18 +367,41 @@ async fn coverage_runs(
         .await
         .map_err(|e| e.to_string())?;
     let c = &doc.tests[t];
-    // One run traces every changed file.
-    let mut req = golden.request(
-        exec::FileOverride {
-            rel_path: c.rel_path.clone(),
-            content: c.source.clone(),
-        },
-        Duration::from_secs_f64(doc.config.timeout_secs),
-    );
-    req.trace = changed.keys().cloned().collect();
-    let r = ex.run(req).await.map_err(|e| e.to_string())?;
-    out.extend(r.trace.unwrap_or_default());
-    Ok(out)
+    let test = exec::FileOverride {
+        rel_path: c.rel_path.clone(),
+        content: c.source.clone(),
+    };
+    let timeout = Duration::from_secs_f64(doc.config.timeout_secs);
+    let traced = |mut req: ExecRequest, files: &BTreeMap<String, Vec<u32>>| {
+        req.trace = files.keys().cloned().collect();
+        req.tracer = exec::Tracer::Coverage;
+        req
+    };
+    let mut runs = [None, None];
+    for (i, files) in [&deleted, &added].into_iter().enumerate() {
+        if files.is_empty() {
+            continue;
+        }
+        let req = if i == 0 {
+            ExecRequest {
+                test: test.clone(),
+                overrides: vec![],
+                removed: vec![],
+                timeout,
+                trace: vec![],
+                tracer: exec::Tracer::Lines,
+            }
+        } else {
+            golden.request(test.clone(), timeout)
+        };
+        runs[i] = Some(
+            ex.run(traced(req, files))
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let [before, after] = runs;
+    Ok((before, after))
 }
 
 /// `--validate`: the developer's test (from `test_patch`) must fail before the golden patch
@@ -439,6 +469,7 @@ async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<Str
             removed: tests.removed.clone(),
             timeout,
             trace: vec![],
+            tracer: Default::default(),
         };
         let mut after = before.clone();
         after.overrides.extend(golden.changed.iter().cloned());

@@ -3,12 +3,19 @@
 //! that prints "PASSED" gains nothing):
 //!
 //! - TDD-Bench-Verified: some test of the file fails or errors before the fix; after it at
-//!   least one passes and none fails or errors. Its coverage-weighted score: the fraction of the
-//!   golden patch's changed lines the test runs on the fixed code.
+//!   least one passes and none fails or errors. Its coverage-weighted score: that rule times
+//!   the fraction of the golden patch's changed code lines the test covers, measured as its
+//!   harness measures it: coverage.py with branch coverage, the deleted lines on the code
+//!   before the fix and the added ones on the fixed code, a line covered unless coverage's
+//!   "Missing" column lists it (so a line that is not a statement counts as covered, a range
+//!   covers the lines between its statements, a partial branch marks both its ends). Where
+//!   coverage.py cannot be imported, evootter's line tracer measures and the score says so.
+//!   Unlike that harness, a changed file the test never imports counts as uncovered.
 //! - SWT-bench: the file's fail-to-pass set (not passing before, passing after) is non-empty,
 //!   and it has no pass-to-fail (passing before, not passing after).
 
 use crate::engine::{Execution, SessionDoc, Target};
+use crate::exec::ExecResult;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,10 +26,18 @@ pub struct Score {
     pub f2p: bool,
     pub tdd: bool,
     pub swt: bool,
-    /// Fraction of the golden patch's changed lines the final test runs on the fixed code.
+    /// Fraction of the golden patch's changed code lines the final test covers (deleted ones
+    /// on the code before the fix, added ones on the fixed code).
     pub coverage: Option<f64>,
     pub changed_lines: usize,
     pub covered_lines: usize,
+    /// TDD-Bench-Verified's score: `tdd` weighted by `coverage` (by 1 for sympy, which it
+    /// scores without coverage; by 0 when the patch changes no code line).
+    #[serde(default)]
+    pub tdd_score: f64,
+    /// What measured the coverage: `coverage 7.6.1`, or evootter's line tracer and why.
+    #[serde(default)]
+    pub measured_with: Option<String>,
     pub fail_to_pass: Vec<String>,
     pub pass_to_fail: Vec<String>,
 }
@@ -64,51 +79,121 @@ pub fn rules(before: &Execution, after: &Execution) -> (bool, bool, Vec<String>,
     (tdd, swt, f2p, p2f)
 }
 
-/// The lines each file of a unified diff has after it, that it adds or changes (blank lines
-/// and comment-only lines left out: they never run).
-pub fn changed_lines(patch: &str) -> BTreeMap<String, Vec<u32>> {
+/// The code lines of each file of a unified diff that it deletes (`after == false`, numbered
+/// as before it) or adds (`after == true`, numbered as after it). Blank lines and comment-only
+/// lines are left out: they never run.
+pub fn patch_lines(patch: &str, after: bool) -> BTreeMap<String, Vec<u32>> {
     let mut out: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    let mut file: Option<String> = None;
-    let mut line = 0u32;
+    let (mut old_file, mut new_file): (Option<String>, Option<String>) = (None, None);
+    let (mut old_line, mut new_line) = (0u32, 0u32);
+    let path = |p: &str, prefix: &str| {
+        p.strip_prefix(prefix)
+            .map(|p| p.split('\t').next().unwrap_or(p).to_string())
+            .filter(|p| p != "/dev/null" && !p.is_empty())
+    };
+    let mut code = |f: &Option<String>, l: u32, text: &str| {
+        let text = text.trim();
+        if let Some(f) = f
+            && !text.is_empty()
+            && !text.starts_with('#')
+        {
+            out.entry(f.clone()).or_default().push(l);
+        }
+    };
     for l in patch.lines() {
-        if let Some(p) = l.strip_prefix("+++ ") {
-            file = p
-                .strip_prefix("b/")
-                .map(str::to_string)
-                .filter(|p| p != "/dev/null" && !p.is_empty());
+        if let Some(p) = l.strip_prefix("--- ") {
+            old_file = path(p, "a/");
             continue;
         }
-        if l.starts_with("--- ") {
+        if let Some(p) = l.strip_prefix("+++ ") {
+            new_file = path(p, "b/");
             continue;
         }
         if let Some(h) = l.strip_prefix("@@ ") {
             // @@ -a,b +c,d @@
-            line = h
-                .split_whitespace()
-                .find_map(|t| t.strip_prefix('+'))
-                .and_then(|t| t.split(',').next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(1);
+            let start = |sign: char| {
+                h.split_whitespace()
+                    .find_map(|t| t.strip_prefix(sign))
+                    .and_then(|t| t.split(',').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1)
+            };
+            (old_line, new_line) = (start('-'), start('+'));
             continue;
         }
-        let Some(f) = &file else { continue };
         if let Some(added) = l.strip_prefix('+') {
-            let code = added.trim();
-            if !code.is_empty() && !code.starts_with('#') {
-                out.entry(f.clone()).or_default().push(line);
+            if after {
+                code(&new_file, new_line, added);
             }
-            line += 1;
+            new_line += 1;
+        } else if let Some(deleted) = l.strip_prefix('-') {
+            if !after {
+                code(&old_file, old_line, deleted);
+            }
+            old_line += 1;
         } else if l.starts_with(' ') || l.is_empty() {
-            line += 1;
+            old_line += 1;
+            new_line += 1;
         }
     }
-    out.retain(|_, v| !v.is_empty());
     out
 }
 
-/// The score of a finished session's final test, with `traced`: for each file the golden
-/// patch changes, the lines the final test ran on the fixed code.
-pub fn score(doc: &SessionDoc, traced: &BTreeMap<String, Vec<u32>>, patch: &str) -> Score {
+/// The lines of a file that coverage's "Missing" column marks as not run, read as
+/// TDD-Bench-Verified's harness reads it: `7` is line 7, `7-9` every line from 7 to 9, `12->15`
+/// (a branch not taken) both 12 and 15, `3->exit` line 3.
+pub fn missing_lines(column: &str) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for item in column.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let n = |t: &str| t.trim().parse::<u32>().ok();
+        if let Some((from, to)) = item.split_once("->") {
+            out.extend(n(from));
+            if to.trim() != "exit" {
+                out.extend(n(to));
+            }
+        } else if let Some((from, to)) = item.split_once('-') {
+            if let (Some(a), Some(b)) = (n(from), n(to)) {
+                out.extend(a..=b);
+            }
+        } else {
+            out.extend(n(item));
+        }
+    }
+    out
+}
+
+/// How many of `lines` (of `file`) the run covers: not in coverage's Missing column where
+/// coverage.py measured the file, else among the lines the line tracer saw run. A run that
+/// did not measure the file covers none of them.
+fn covered(run: Option<&ExecResult>, file: &str, lines: &[u32]) -> usize {
+    let Some(run) = run else { return 0 };
+    if let Some(f) = run.coverage.as_ref().and_then(|c| c.files.get(file)) {
+        let missing = missing_lines(&f.missing);
+        return lines.iter().filter(|l| !missing.contains(l)).count();
+    }
+    let ran = run.lines_of(file).unwrap_or_default();
+    lines.iter().filter(|l| ran.contains(l)).count()
+}
+
+/// What measured a run's coverage, for the score.
+fn measured_with(run: &ExecResult) -> Option<String> {
+    let c = run.coverage.as_ref()?;
+    Some(match &c.why {
+        Some(why) => format!("{} ({why})", c.tool),
+        None => c.tool.clone(),
+    })
+}
+
+/// The score of a finished session's final test. `before` and `after` are its coverage runs
+/// on the code before the fix and on the fixed code (`None` when there were none to make);
+/// `weigh_coverage` is false for a repository TDD-Bench scores without coverage (sympy).
+pub fn score(
+    doc: &SessionDoc,
+    before: Option<&ExecResult>,
+    after: Option<&ExecResult>,
+    patch: &str,
+    weigh_coverage: bool,
+) -> Score {
     let Some(t) = doc.final_test.clone() else {
         return Score::default();
     };
@@ -127,21 +212,22 @@ pub fn score(doc: &SessionDoc, traced: &BTreeMap<String, Vec<u32>>, patch: &str)
         s.fail_to_pass = f2p;
         s.pass_to_fail = p2f;
     }
-    let changed = changed_lines(patch);
-    s.changed_lines = changed.values().map(Vec::len).sum();
-    s.covered_lines = changed
-        .iter()
-        .map(|(f, lines)| {
-            let ran = traced.get(f);
-            lines
-                .iter()
-                .filter(|l| ran.is_some_and(|r| r.contains(l)))
-                .count()
-        })
-        .sum();
+    for (run, after_fix) in [(before, false), (after, true)] {
+        for (f, lines) in patch_lines(patch, after_fix) {
+            s.changed_lines += lines.len();
+            s.covered_lines += covered(run, &f, &lines);
+        }
+    }
+    s.measured_with = after.or(before).and_then(measured_with);
     if s.changed_lines > 0 {
         s.coverage = Some(s.covered_lines as f64 / s.changed_lines as f64);
     }
+    let weight = if weigh_coverage {
+        s.coverage.unwrap_or(0.0)
+    } else {
+        1.0
+    };
+    s.tdd_score = if s.tdd { weight } else { 0.0 };
     s
 }
 
@@ -202,11 +288,72 @@ mod tests {
     }
 
     #[test]
-    fn changed_lines_are_the_fixed_files_added_code_lines() {
-        let patch = "diff --git a/p/m.py b/p/m.py\n--- a/p/m.py\n+++ b/p/m.py\n@@ -10,4 +10,5 @@ def f():\n     x = 1\n-    y = 2\n+    y = 3\n+\n+    # why\n     return x\n";
+    fn patch_lines_are_deleted_code_lines_before_and_added_ones_after() {
+        let patch = "diff --git a/p/m.py b/p/m.py\n--- a/p/m.py\n+++ b/p/m.py\n@@ -10,5 +10,6 @@ def f():\n     x = 1\n-    y = 2\n-    # old\n+    y = 3\n+\n+    # why\n+    z = y\n     return x\ndiff --git a/p/new.py b/p/new.py\n--- /dev/null\n+++ b/p/new.py\n@@ -0,0 +1,2 @@\n+A = 1\n+B = 2\n";
         assert_eq!(
-            changed_lines(patch),
+            patch_lines(patch, true),
+            BTreeMap::from([
+                ("p/m.py".to_string(), vec![11, 14]),
+                ("p/new.py".to_string(), vec![1, 2])
+            ])
+        );
+        assert_eq!(
+            patch_lines(patch, false),
             BTreeMap::from([("p/m.py".to_string(), vec![11])])
         );
+    }
+
+    #[test]
+    fn the_missing_column_reads_as_tdd_bench_reads_it() {
+        let m = missing_lines("3, 7-9, 12->15, 20->exit, 31");
+        assert_eq!(
+            m.into_iter().collect::<Vec<_>>(),
+            [3, 7, 8, 9, 12, 15, 20, 31]
+        );
+        assert!(missing_lines("").is_empty());
+    }
+
+    fn measured(file: &str, missing: &str, ran: &[u32]) -> ExecResult {
+        let mut r = crate::exec::scripted::result(Outcome::Passed, "");
+        r.trace = Some(BTreeMap::from([(file.to_string(), ran.to_vec())]));
+        r.coverage = Some(crate::exec::Coverage {
+            tool: "coverage 7.0".into(),
+            why: None,
+            files: BTreeMap::from([(
+                file.to_string(),
+                crate::exec::FileCoverage {
+                    statements: vec![],
+                    missing: missing.into(),
+                },
+            )]),
+        });
+        r
+    }
+
+    #[test]
+    fn coverage_weighs_both_sides_of_the_patch() {
+        use crate::engine::session::fixtures;
+        let dir = tempfile::tempdir().unwrap();
+        let config = fixtures::config(crate::engine::SelectionStrategy::Llm);
+        let cand = ("tests/test_t.py".into(), "def test_t():\n    pass\n".into());
+        let mut doc = fixtures::session(dir.path(), config, vec![cand]);
+        doc.final_test = Some("t".into());
+        let patch = "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def f(x):\n-    return x\n+    return -x\n x = 1\n";
+        // Before the fix line 2 is missing, after it line 2 ran: half of the changed lines.
+        let before = measured("m.py", "2", &[1, 3]);
+        let after = measured("m.py", "", &[1, 2, 3]);
+        let s = score(&doc, Some(&before), Some(&after), patch, true);
+        assert_eq!((s.changed_lines, s.covered_lines), (2, 1));
+        assert_eq!(s.coverage, Some(0.5));
+        assert_eq!(s.measured_with.as_deref(), Some("coverage 7.0"));
+        // Without coverage.py the line tracer's lines decide; a run that is missing covers
+        // nothing.
+        let mut lines = after.clone();
+        lines.coverage = None;
+        let s = score(&doc, None, Some(&lines), patch, true);
+        assert_eq!((s.changed_lines, s.covered_lines), (2, 1));
+        assert_eq!(s.measured_with, None);
+        // Not TDD: a score of 0 whatever the coverage.
+        assert_eq!(s.tdd_score, 0.0);
     }
 }

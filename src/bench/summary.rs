@@ -45,6 +45,9 @@ pub struct Line {
     pub tdd: bool,
     pub swt: bool,
     pub coverage: Option<f64>,
+    /// TDD-Bench-Verified's coverage-weighted score of the instance (0 when not TDD).
+    #[serde(default)]
+    pub tdd_score: f64,
     pub model_calls: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
@@ -69,6 +72,9 @@ pub struct Summary {
     pub tdd_rate: f64,
     pub swt_rate: f64,
     pub mean_coverage: Option<f64>,
+    /// TDD-Bench-Verified's score of the batch: the mean of the counted instances' scores.
+    #[serde(default)]
+    pub tdd_score: f64,
     pub model_calls: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
@@ -130,6 +136,7 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
             line.tdd = sc.tdd;
             line.swt = sc.swt;
             line.coverage = sc.coverage;
+            line.tdd_score = sc.tdd_score;
         }
         s.instances += 1;
         match r.status {
@@ -168,6 +175,10 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
     s.f2p_rate = rate(s.f2p);
     s.tdd_rate = rate(s.tdd);
     s.swt_rate = rate(s.swt);
+    if s.counted > 0 {
+        let counted = s.lines.iter().filter(|l| l.status != "unsound");
+        s.tdd_score = counted.map(|l| l.tdd_score).sum::<f64>() / s.counted as f64;
+    }
     let covs: Vec<f64> = s.lines.iter().filter_map(|l| l.coverage).collect();
     if !covs.is_empty() {
         s.mean_coverage = Some(covs.iter().sum::<f64>() / covs.len() as f64);
@@ -207,7 +218,7 @@ pub fn table(s: &Summary) -> String {
     }
     let cuts: Vec<String> = s.cuts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     out.push_str(&format!(
-        "\n{} instances, {} counted ({} unsound, {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%), SWT-bench {} ({:.0}%){}\n",
+        "\n{} instances, {} counted ({} unsound, {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
         s.instances,
         s.counted,
         s.unsound,
@@ -216,6 +227,7 @@ pub fn table(s: &Summary) -> String {
         s.f2p_rate * 100.0,
         s.tdd,
         s.tdd_rate * 100.0,
+        s.tdd_score * 100.0,
         s.swt,
         s.swt_rate * 100.0,
         s.mean_coverage

@@ -558,6 +558,7 @@ impl Engine {
                         removed: vec![],
                         timeout,
                         trace: self.traced_files(&target),
+                        tracer: Default::default(),
                     },
                 });
             }
@@ -609,6 +610,7 @@ impl Engine {
                         removed: vec![],
                         timeout,
                         trace: vec![],
+                        tracer: Default::default(),
                     },
                 });
             }

@@ -386,10 +386,10 @@ impl LocalExecutor {
                 &dirs.roots(),
             ),
         };
-        if !traced.is_empty() {
-            result.trace = std::fs::read(dirs.trace_out())
-                .ok()
-                .and_then(|b| pytest_run::parse_trace(&b, &traced));
+        if !traced.is_empty()
+            && let Ok(b) = std::fs::read(dirs.trace_out())
+        {
+            pytest_run::read_trace(&mut result, &b, &traced);
         }
         drop(lease);
         Ok(result)

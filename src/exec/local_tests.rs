@@ -91,6 +91,7 @@ fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecReques
         removed: vec![],
         timeout: Duration::from_secs(timeout_s),
         trace: vec![],
+        tracer: Default::default(),
     }
 }
 

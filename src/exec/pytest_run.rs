@@ -250,6 +250,7 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
         changed,
         denied,
         trace: None,
+        coverage: None,
     }
 }
 
@@ -280,6 +281,7 @@ pub fn timeout_result(
         changed,
         denied,
         trace: None,
+        coverage: None,
     }
 }
 
@@ -302,14 +304,85 @@ pub fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String
     }
 }
 
-/// The trace a run wrote (`trace.json`: one JSON list of line numbers per traced file, in the
-/// order of `traced`), if it wrote one.
-pub fn parse_trace(
-    bytes: &[u8],
-    traced: &[String],
-) -> Option<std::collections::BTreeMap<String, Vec<u32>>> {
-    let lines: Vec<Vec<u32>> = serde_json::from_slice(bytes).ok()?;
-    (lines.len() == traced.len()).then(|| traced.iter().cloned().zip(lines).collect())
+/// Fills `result`'s `trace` (and, for a coverage-traced run, its `coverage`) from what the
+/// tracer wrote: a JSON list of line numbers per traced file, in the order of `traced`; or,
+/// from a run traced with `Tracer::Coverage`, an object naming the tool with one entry per
+/// file (coverage.py's reading of it, or the line tracer's lines where coverage.py was
+/// missing). Nothing is set from output that does not fit `traced`.
+pub fn read_trace(result: &mut ExecResult, bytes: &[u8], traced: &[String]) {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Lines(Vec<u32>),
+        Measured {
+            statements: Vec<u32>,
+            executed: Vec<u32>,
+            missing: String,
+        },
+        Unreadable(()),
+    }
+    #[derive(serde::Deserialize)]
+    struct Report {
+        tool: String,
+        #[serde(default)]
+        why: Option<String>,
+        files: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Lines(Vec<Vec<u32>>),
+        Report(Report),
+    }
+    let Ok(written) = serde_json::from_slice::<Written>(bytes) else {
+        return;
+    };
+    let (entries, tool) = match written {
+        Written::Lines(l) => (l.into_iter().map(Entry::Lines).collect::<Vec<_>>(), None),
+        Written::Report(r) => (r.files, Some((r.tool, r.why))),
+    };
+    if entries.len() != traced.len() {
+        return;
+    }
+    let mut lines = std::collections::BTreeMap::new();
+    let mut files = std::collections::BTreeMap::new();
+    for (file, e) in traced.iter().zip(entries) {
+        match e {
+            Entry::Lines(l) => {
+                lines.insert(file.clone(), l);
+            }
+            Entry::Measured {
+                statements,
+                executed,
+                missing,
+            } => {
+                lines.insert(file.clone(), executed);
+                files.insert(
+                    file.clone(),
+                    crate::exec::FileCoverage {
+                        statements,
+                        missing,
+                    },
+                );
+            }
+            // coverage.py could not analyse it (the file is not there): nothing ran of it.
+            Entry::Unreadable(()) => {
+                lines.insert(file.clone(), vec![]);
+            }
+        }
+    }
+    result.trace = Some(lines);
+    result.coverage = tool.map(|(tool, why)| crate::exec::Coverage { tool, why, files });
+}
+
+/// The tracer plugin's source as staged for `tracer`: one line of it says which tool measures.
+pub fn tracer_plugin(tracer: crate::exec::Tracer) -> String {
+    match tracer {
+        crate::exec::Tracer::Lines => LINE_TRACER.to_string(),
+        crate::exec::Tracer::Coverage => {
+            LINE_TRACER.replacen("\n_TOOL = \"lines\"\n", "\n_TOOL = \"coverage\"\n", 1)
+        }
+    }
 }
 
 /// Only plain relative paths below the copy: no `..`, no absolute paths, no empty names.
@@ -363,9 +436,10 @@ pub fn staged_files(
     traced.dedup();
     if !traced.is_empty() {
         // The tracer is a pytest plugin that exists in this run's copy only.
-        staged
-            .files
-            .insert(TRACE_PLUGIN.to_string(), LINE_TRACER.as_bytes().to_vec());
+        staged.files.insert(
+            TRACE_PLUGIN.to_string(),
+            tracer_plugin(req.tracer).into_bytes(),
+        );
     }
     Ok((test_rel, staged, traced))
 }
@@ -407,5 +481,35 @@ mod tests {
         b.push(b"abc");
         let out = b.finish();
         assert!(out.ends_with(b"log truncated: 2 more bytes dropped\n"));
+    }
+
+    #[test]
+    fn the_staged_tracer_names_its_tool_and_both_outputs_read_back() {
+        let lines = tracer_plugin(crate::exec::Tracer::Lines);
+        let cov = tracer_plugin(crate::exec::Tracer::Coverage);
+        assert!(lines.contains("\n_TOOL = \"lines\"\n"));
+        assert!(cov.contains("\n_TOOL = \"coverage\"\n") && !cov.contains("_TOOL = \"lines\""));
+
+        let traced = ["a.py".to_string(), "b.py".to_string()];
+        let mut r = crate::exec::scripted::result(Outcome::Passed, "");
+        read_trace(&mut r, b"[[1, 2], []]", &traced);
+        assert_eq!(r.lines_of("a.py"), Some(&[1, 2][..]));
+        assert_eq!(r.coverage, None);
+
+        let mut r = crate::exec::scripted::result(Outcome::Passed, "");
+        let written = br#"{"tool": "coverage 7.1", "files": [
+            {"statements": [1, 2, 5], "executed": [1, 5], "missing": "2"}, null]}"#;
+        read_trace(&mut r, written, &traced);
+        assert_eq!(r.lines_of("a.py"), Some(&[1, 5][..]));
+        assert_eq!(r.lines_of("b.py"), Some(&[][..]));
+        let c = r.coverage.unwrap();
+        assert_eq!(c.tool, "coverage 7.1");
+        assert_eq!(c.files["a.py"].missing, "2");
+        assert!(!c.files.contains_key("b.py"));
+
+        // Output that does not fit the traced files is not read.
+        let mut r = crate::exec::scripted::result(Outcome::Passed, "");
+        read_trace(&mut r, b"[[1]]", &traced);
+        assert_eq!(r.trace, None);
     }
 }

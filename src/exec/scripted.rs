@@ -65,6 +65,7 @@ pub fn result(outcome: Outcome, log: &str) -> ExecResult {
         changed: vec![],
         denied: vec![],
         trace: None,
+        coverage: None,
     }
 }
 

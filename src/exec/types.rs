@@ -53,6 +53,44 @@ pub struct ExecRequest {
     /// Record which lines of these files (relative to the repository root) run: the result's
     /// `trace`. Empty: no tracing. Executors that cannot trace leave the result's `None`.
     pub trace: Vec<String>,
+    /// What traces them: evootter's own line tracer, or coverage.py as the benchmarks'
+    /// harnesses measure (scoring only).
+    pub tracer: Tracer,
+}
+
+/// The tool a traced run measures its lines with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tracer {
+    /// evootter's line tracer: `sys.settrace` restricted to the traced files, no dependency.
+    #[default]
+    Lines,
+    /// coverage.py with branch coverage, started as `coverage run` starts it; the line tracer
+    /// where coverage.py cannot be imported (the result's `coverage` says so).
+    Coverage,
+}
+
+/// What coverage.py (or, where it is missing, the line tracer) measured in a run asked to
+/// trace with `Tracer::Coverage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// `coverage 7.6.1`, or `evootter line tracer` when coverage.py was not importable.
+    pub tool: String,
+    /// Why the line tracer measured instead of coverage.py.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Per traced file, coverage.py's own reading of it (absent: the line tracer measured, or
+    /// coverage.py could not analyse the file).
+    pub files: BTreeMap<String, FileCoverage>,
+}
+
+/// One file as `coverage report -m` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileCoverage {
+    /// The file's statements (first lines of executable statements).
+    pub statements: Vec<u32>,
+    /// The report's "Missing" column: statements that did not run, as ranges over the
+    /// statements (`7-9`), and partial branches (`12->15`, `3->exit`).
+    pub missing: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +130,9 @@ pub struct ExecResult {
     /// killed at its timeout has none).
     #[serde(default)]
     pub trace: Option<std::collections::BTreeMap<String, Vec<u32>>>,
+    /// Set when the request traced with `Tracer::Coverage` and the tracer wrote its report.
+    #[serde(default)]
+    pub coverage: Option<Coverage>,
 }
 
 impl ExecResult {

@@ -336,6 +336,7 @@ impl PairRunner {
             removed: vec![],
             timeout,
             trace: if traced { vec![file.clone()] } else { vec![] },
+            tracer: Default::default(),
         };
         let on_mutant = exec::ExecRequest {
             overrides: vec![exec::FileOverride {

@@ -18,6 +18,7 @@ pub fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
         removed: vec![],
         timeout,
         trace: vec![],
+        tracer: Default::default(),
     }
 }
 

@@ -144,7 +144,7 @@ impl DockerExecutor {
             ),
         };
         if !p.traced.is_empty() {
-            result.trace = pytest_run::parse_trace(trace, &p.traced);
+            pytest_run::read_trace(&mut result, trace, &p.traced);
         }
         Ok(result)
     }
