@@ -277,36 +277,55 @@ fn heavy_table(rt: &tokio::runtime::Runtime) {
     );
 }
 
-/// Fork and in-process pytest alone, as the zygote does them (ending through the interpreter's
-/// normal shutdown), with nothing of evootter around: the floor under a warm execution.
-/// Prints the median in ms of every run it is given.
+/// Fork and in-process pytest alone, with nothing of evootter around, two ways, each run both
+/// ways in turn: `plain` (pytest's whole start in the child, the interpreter's normal
+/// shutdown: the warm executor before its shortcuts) and `lean` (as the zygote now does it:
+/// pytest's `get_config` prepared before the fork, inspect's module map warm, the child ended
+/// the way `_exit_as_python_would` ends it). Prints both medians in ms.
 const BARE_FORK: &str = r#"
-import json, os, sys, time, gc
+import json, os, sys, time, gc, inspect, pathlib, threading, atexit
 sys.path[0] = os.getcwd()
-import pytest, _pytest.config
-for n in _pytest.config.default_plugins:
+import pytest, _pytest.config as pc
+for n in pc.default_plugins:
     try: __import__("_pytest." + n)
     except Exception: pass
-gc.freeze()
 runs = json.load(open(sys.argv[1]))
-times = []
+templates = {}
 for r in runs:
-    for rel, content in r["files"].items():
-        open(rel, "w").write(content)
-    t = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)
-        code = pytest.main(r["args"])
-        # Through the interpreter's normal shutdown, as a warm (and cold) run ends.
-        sys.exit(int(code))
-    os.waitpid(pid, 0)
-    times.append(time.monotonic() - t)
-    for rel, content in r["restore"].items():
-        if content is None: os.remove(rel)
-        else: open(rel, "w").write(content)
-times.sort()
-print(times[len(times) // 2] * 1000)
+    key = tuple(r["args"][1:])
+    if key not in templates:
+        templates[key] = pc.get_config(list(r["args"]))
+inspect.getmodule(pc, "/nonexistent/x.py")
+gc.freeze()
+times = {"plain": [], "lean": []}
+for r in runs:
+    for mode in ("plain", "lean"):
+        for rel, content in r["files"].items():
+            open(rel, "w").write(content)
+        t = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)
+            if mode == "lean":
+                config = templates[tuple(r["args"][1:])]
+                def get_config(args=None, plugins=None, **kw):
+                    config.invocation_params = pc.Config.InvocationParams(
+                        args=args, plugins=plugins, dir=pathlib.Path.cwd())
+                    return config
+                pc.get_config = get_config
+            code = pytest.main(r["args"])
+            if mode == "plain":
+                sys.exit(int(code))
+            threading._shutdown(); atexit._run_exitfuncs(); gc.get_objects()
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(int(code))
+        os.waitpid(pid, 0)
+        times[mode].append(time.monotonic() - t)
+        for rel, content in r["restore"].items():
+            if content is None: os.remove(rel)
+            else: open(rel, "w").write(content)
+for v in times.values(): v.sort()
+print(times["plain"][len(runs) // 2] * 1000, times["lean"][len(runs) // 2] * 1000)
 "#;
 
 /// The harness's own share of a warm execution: the warm executor's median against the
@@ -358,7 +377,7 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
             .filter(|p| *p != ".")
             .map(|p| copy.join(p).display().to_string()),
     );
-    let bare = |_: ()| -> f64 {
+    let bare = |_: ()| -> (f64, f64) {
         let o = std::process::Command::new(python)
             .arg("-B")
             .arg(&script)
@@ -368,10 +387,11 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .output()
             .unwrap();
-        String::from_utf8_lossy(&o.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(f64::NAN)
+        let out = String::from_utf8_lossy(&o.stdout);
+        let mut m = out
+            .split_whitespace()
+            .map(|t| t.parse().unwrap_or(f64::NAN));
+        (m.next().unwrap_or(f64::NAN), m.next().unwrap_or(f64::NAN))
     };
     let warm: Arc<dyn Executor> = Arc::new(
         LocalExecutor::new(LocalConfig {
@@ -385,9 +405,11 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
         .unwrap(),
     );
     rt.block_on(warm.run(reqs[0].clone())).unwrap();
-    let (mut w, mut b) = (vec![], vec![]);
+    let (mut w, mut plain, mut b) = (vec![], vec![], vec![]);
     for _ in 0..3 {
-        b.push(bare(()));
+        let (p, lean) = bare(());
+        plain.push(p);
+        b.push(lean);
         for r in &reqs {
             let t = Instant::now();
             rt.block_on(warm.run(r.clone())).unwrap();
@@ -395,12 +417,19 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
         }
     }
     b.sort_by(f64::total_cmp);
-    let (mw, mb) = (median(w).as_secs_f64() * 1000.0, b[b.len() / 2]);
+    plain.sort_by(f64::total_cmp);
+    let (mw, mb, mp) = (
+        median(w).as_secs_f64() * 1000.0,
+        b[b.len() / 2],
+        plain[plain.len() / 2],
+    );
     println!(
-        "\nharness overhead ({}, {}): warm execution {mw:.1} ms, bare fork + pytest {mb:.1} ms; \
-         evootter's share (staging, sandboxed zygote, sealing, log and junit parsing) {:.1} ms",
+        "\nharness overhead ({}, {}): warm execution {mw:.1} ms, bare fork + pytest {mb:.1} ms \
+         as the zygote runs it ({mp:.1} ms without its shortcuts: {:.2}x); evootter's share \
+         (staging, sandboxed zygote, sealing, log and junit parsing) {:.1} ms",
         inst.name,
         python.display(),
+        mp / mb,
         mw - mb
     );
 }

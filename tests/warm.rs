@@ -287,3 +287,49 @@ async fn a_port_left_in_time_wait_does_not_reach_the_next_run() {
         }
     }
 }
+
+/// What a run leaves for the interpreter's end (an atexit callback, a thread still running,
+/// a file written and never closed, an object whose `__del__` prints) shows the same warm as
+/// cold: the warm child ends without tearing down every object, but not without these.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_end_of_a_run_is_the_same_warm_and_cold() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let leftovers = "import atexit, threading, time\n\n\
+        atexit.register(lambda: print('atexit callback ran'))\n\n\
+        def test_leaves_things_behind():\n    \
+            def late():\n        time.sleep(0.3)\n        print('late thread finished')\n    \
+            threading.Thread(target=late).start()\n    \
+            global KEPT\n    KEPT = open('written_at_exit.txt', 'w')\n    KEPT.write('x' * 100)\n";
+    let noisy = "class Noisy:\n    def __del__(self):\n        print('deleted at exit')\n\n\
+        KEPT = Noisy()\n\ndef test_ok():\n    pass\n";
+    let mut seen = vec![];
+    for (content, shows) in [
+        (
+            leftovers,
+            &["atexit callback ran", "late thread finished"][..],
+        ),
+        (noisy, &["deleted at exit"][..]),
+    ] {
+        let req = request("tests/test_end.py", content, Duration::from_secs(30));
+        let cold = executor(&repo, vec![".".into()], 1, false)
+            .run(req.clone())
+            .await
+            .unwrap();
+        let warm = executor(&repo, vec![".".into()], 1, true)
+            .run(req)
+            .await
+            .unwrap();
+        for s in shows {
+            assert!(cold.raw_log.contains(s), "cold: {s}\n{}", cold.raw_log);
+        }
+        assert_eq!(summary(&warm), summary(&cold), "{content}");
+        assert_eq!(warm.exit_code, cold.exit_code);
+        seen.push(cold.changed.clone());
+    }
+    // The file written and never closed is among the copy's changes.
+    assert!(
+        seen[0].iter().any(|c| c.contains("written_at_exit.txt")),
+        "{seen:?}"
+    );
+}

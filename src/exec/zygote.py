@@ -143,6 +143,7 @@ def _learn(names, copy):
             os.environ.update(saved_env)
         root.handlers[:] = saved_log[0]
         root.setLevel(saved_log[1])
+    _warm_inspect()
     gc.freeze()
 
 
@@ -255,13 +256,14 @@ def _serve(copy, clean):
             continue
         if "stage" in req:
             _stage(copy, req["stage"], blob)
+        template = _config_template(req)
         log_r, log_w = os.pipe()
         mods_r, mods_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(log_r)
             os.close(mods_r)
-            return req, log_w, mods_w
+            return req, log_w, mods_w, template
         os.close(log_w)
         os.close(mods_w)
         ending = _supervise(pid, log_r, float(req["timeout"]), clean)
@@ -275,9 +277,12 @@ def _serve(copy, clean):
                 break
             learned += chunk
         os.close(mods_r)
-        names = [n for n in learned.decode(errors="replace").split("\n") if n]
+        mods, _, patterns = learned.partition(b"\0")
+        names = [n for n in mods.decode(errors="replace").split("\n") if n]
         if names:
             _learn(names, copy)
+        if patterns:
+            _learn_patterns(patterns)
 
 
 def _remove(path):
@@ -488,10 +493,209 @@ def _supervise(pid, log_r, timeout, clean):
 _ZYGOTE_MODULES = set()
 _ROOTS = ()
 
+# pytest's first step, `get_config` (a plugin manager with every built-in plugin registered,
+# less those `-p no:NAME` blocks), depends on nothing but those arguments and PYTEST_DEBUG,
+# and takes about a sixth of an in-process run. It is built here once per set of blocked
+# plugins and never used by the zygote itself: every child starts from its own untouched
+# copy, as if it had built it.
+_TEMPLATES = {}
+
+
+def _blocked(args):
+    """The `-p no:NAME` arguments, read as pytest's `consider_preparse` reads them."""
+    out = []
+    i, n = 0, len(args)
+    while i < n:
+        opt = args[i]
+        i += 1
+        if opt == "-p":
+            if i >= n:
+                break
+            parg = args[i]
+            i += 1
+        elif opt.startswith("-p"):
+            parg = opt[2:]
+        else:
+            continue
+        parg = parg.strip()
+        if parg.startswith("no:"):
+            out.append(parg)
+    return tuple(out)
+
+
+def _config_template(req):
+    """The prepared `get_config` result for this run's arguments, or None (pytest's own
+    runs then, as without a template)."""
+    args = list(req["args"])
+    env = dict(_START_ENV) if req.get("env_base") else {}
+    env.update(req["env"])
+    if env.get("PYTEST_DEBUG") or os.environ.get("PYTEST_DEBUG"):
+        return None
+    try:
+        import importlib.util
+
+        import _pytest.config as pc
+
+        # pytest 9 names itself in its usage text after how it was started (a child runs
+        # `pytest/__main__.py` through runpy); older pytests take no name.
+        prog = None
+        if hasattr(pc, "_get_prog_name"):
+            origin = importlib.util.find_spec("pytest.__main__").origin
+            prog = pc._get_prog_name([origin] + args)
+    except Exception:
+        return None
+    key = (_blocked(args), prog)
+    if key not in _TEMPLATES:
+        try:
+            kw = {} if prog is None else {"prog": prog}
+            _TEMPLATES[key] = pc.get_config(list(args), **kw)
+        except Exception:
+            _TEMPLATES[key] = None
+        gc.freeze()
+    return key, _TEMPLATES[key]
+
+
+def _use_template(template):
+    """In the child: pytest's next `get_config` call, if its arguments block the same
+    plugins and name pytest the same, gets the prepared one with this run's arguments
+    recorded in it."""
+    if template is None or template[1] is None:
+        return
+    import pathlib
+
+    import _pytest.config as pc
+
+    (blocked, prog), config = template
+    original = pc.get_config
+
+    def get_config(args=None, plugins=None, **kw):
+        pc.get_config = original
+        if args is None or plugins or kw.get("prog") != prog or _blocked(args) != blocked:
+            return original(args, plugins, **kw)
+        config.invocation_params = pc.Config.InvocationParams(
+            args=args, plugins=plugins, dir=pathlib.Path.cwd()
+        )
+        return config
+
+    pc.get_config = get_config
+
+
+def _exit_as_python_would(code):
+    """The end of a child whose pytest raised SystemExit(code): what the interpreter's
+    finalization does that anyone can see (non-daemon threads joined, atexit callbacks,
+    buffered files flushed, the exit status), without tearing down every object, which in a
+    forked child copies each page it inherited (a sixth of a run). A run that left an object
+    whose class has a Python `__del__` gets the interpreter's full finalization instead."""
+    import atexit
+    import io
+    import threading
+
+    threading._shutdown()
+    atexit._run_exitfuncs()
+    live = gc.get_objects()
+    if any(hasattr(getattr(type(o), "__del__", None), "__code__") for o in live):
+        del live
+        sys.exit(code)
+    writers = (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)
+    for o in live:
+        if isinstance(o, writers):
+            try:
+                if not o.closed:
+                    o.flush()
+            except Exception:
+                pass
+    del live
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        try:
+            print(code, file=sys.stderr)
+        except Exception:
+            pass
+        status = 1
+    for f in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    os._exit(status & 0xFF)
+
+
+# What the child reports must fit in the pipe: the zygote reads it only once the child is
+# gone.
+_REPORT_BYTES = 60000
+
+
+def _re_caches():
+    """The re module's caches of compiled patterns (their names differ between versions)."""
+    import re
+
+    return [d for d in (getattr(re, "_cache", None), getattr(re, "_cache2", None)) if isinstance(d, dict)]
+
+
+def _pattern_keys():
+    """The (pattern, flags) pairs the re caches hold, as JSON-able items."""
+    out = []
+    for cache in _re_caches():
+        for key in list(cache):
+            if len(key) == 3 and isinstance(key[2], int) and isinstance(key[1], (str, bytes)):
+                p = key[1]
+                if len(p) <= 2000:
+                    is_bytes = isinstance(p, bytes)
+                    out.append([p.decode("latin-1") if is_bytes else p, key[2], is_bytes])
+    return out
+
+
+def _learn_patterns(payload):
+    """Compiles, for the next executions, the regular expressions an execution compiled
+    (pytest's own, the libraries'), so that re's cache already holds them: the cache only
+    saves time. A pattern whose compiling warns is left out, for that warning to show where a
+    cold run shows it."""
+    import re
+    import warnings
+
+    try:
+        items = json.loads(payload)
+    except ValueError:
+        return
+    known = {(k[1], k[2]) for cache in _re_caches() for k in cache if len(k) == 3}
+    warned = []
+    for p, flags, is_bytes in items[:512]:
+        pattern = p.encode("latin-1") if is_bytes else p
+        if (pattern, flags) in known:
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                re.compile(pattern, flags)
+            except Exception:
+                continue
+        if caught:
+            warned.append((type(pattern), pattern, flags))
+    for key in warned:
+        for cache in _re_caches():
+            cache.pop(key, None)
+    gc.freeze()
+
+
+def _warm_inspect():
+    """Fills inspect's map from files to modules for every module the zygote holds, which
+    `inspect.getmodule` (pytest calls it for every traceback entry it shows) otherwise
+    rebuilds in every child."""
+    try:
+        import inspect
+
+        inspect.getmodule(_warm_inspect, "/nonexistent/evootter-warm-inspect.py")
+    except Exception:
+        pass
+
 
 def _report_modules(mods_w):
     """In the child, as pytest ends: the modules it imported from the interpreter's library
-    and site-packages, for the zygote to have ready next time."""
+    and site-packages, and the regular expressions it compiled, for the zygote to have ready
+    next time."""
     try:
         names = []
         for name, mod in list(sys.modules.items()):
@@ -500,7 +704,11 @@ def _report_modules(mods_w):
             f = getattr(mod, "__file__", None)
             if isinstance(f, str) and os.path.realpath(f).startswith(_ROOTS):
                 names.append(name)
-        os.write(mods_w, "\n".join(sorted(names)).encode())
+        report = "\n".join(sorted(names)).encode()[:_REPORT_BYTES]
+        patterns = json.dumps(_pattern_keys()).encode()
+        if len(report) + 1 + len(patterns) <= _REPORT_BYTES:
+            report += b"\0" + patterns
+        os.write(mods_w, report)
     except BaseException:
         pass
     finally:
@@ -572,6 +780,7 @@ def main():
     _preload()
     global _ROOTS
     _ROOTS = tuple(r for r in _outside_roots() if not r.startswith(copy.rstrip("/") + "/"))
+    _warm_inspect()
     # What exists now is never garbage: the children's collections skip it.
     gc.freeze()
     _frame(
@@ -583,10 +792,16 @@ def main():
     return _serve(copy, clean)
 
 
-_req, _log_w, _mods_w = main()
+_req, _log_w, _mods_w, _template = main()
 _become_run(_req, _log_w)
-del _req, _log_w
+_use_template(_template)
+del _req, _log_w, _template
 try:
     runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+    _code = 0
+except SystemExit as _e:
+    _code = _e.code
+    del _e
 finally:
     _report_modules(_mods_w)
+_exit_as_python_would(_code)
