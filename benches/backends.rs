@@ -295,7 +295,7 @@ for r in runs:
     key = tuple(r["args"][1:])
     if key not in templates:
         templates[key] = pc.get_config(list(r["args"]))
-inspect.getmodule(pc, "/nonexistent/x.py")
+inspect.getmodule(pc.get_config.__code__, "/nonexistent/x.py")
 gc.freeze()
 times = {"plain": [], "lean": []}
 for r in runs:
@@ -426,7 +426,8 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
     println!(
         "\nharness overhead ({}, {}): warm execution {mw:.1} ms, bare fork + pytest {mb:.1} ms \
          as the zygote runs it ({mp:.1} ms without its shortcuts: {:.2}x); evootter's share \
-         (staging, sandboxed zygote, sealing, log and junit parsing) {:.1} ms",
+         (staging, sandboxed zygote, sealing, log and junit parsing; below zero when the \
+         zygote's learned modules and patterns save more than it costs) {:.1} ms",
         inst.name,
         python.display(),
         mp / mb,

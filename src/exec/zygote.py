@@ -687,7 +687,8 @@ def _warm_inspect():
     try:
         import inspect
 
-        inspect.getmodule(_warm_inspect, "/nonexistent/evootter-warm-inspect.py")
+        # A code object has no `__module__` to answer from: getmodule walks sys.modules.
+        inspect.getmodule(_warm_inspect.__code__, "/nonexistent/evootter-warm-inspect.py")
     except Exception:
         pass
 
