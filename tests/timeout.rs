@@ -56,6 +56,50 @@ fn sleeping_candidate_is_killed_at_timeout_and_leaves_no_process() {
         processes_mentioning(&marker)
     );
     assert_eq!(before, fingerprint(&tiny.repo));
+
+    // Table I's pool, every mutant eligible: `--mutants 2` is then exactly a return-value and a
+    // force-failure mutant of `clamp`. The sleeper times out on both c_old runs and on the
+    // return-value mutant; the force-failure mutant raises before the sleep: a fast failure
+    // instead of a timeout, which is a kill.
+    let out = tiny.run(
+        "table-i",
+        &[
+            "--mutants",
+            "2",
+            "--timeout",
+            "3",
+            "--operators",
+            "table-i",
+            "--mutant-reach",
+            "all",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let r = read_json(&tiny.out("table-i").join("report.json"));
+    assert_eq!(r["timeouts"], 3, "{r:#}");
+    assert_eq!(r["mutant_kinds"]["return_value"], 1, "{r:#}");
+    assert_eq!(r["mutant_kinds"]["force_failure"], 1, "{r:#}");
+    let s = read_json(&tiny.out("table-i").join("session.json"));
+    let forced = s["pool"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["kind"] == "force_failure")
+        .map(|m| m["id"].clone())
+        .unwrap();
+    let killed_by_sleeper = &s["generations"][0]["scores"]["t1"]["kills"];
+    assert!(
+        killed_by_sleeper
+            .as_array()
+            .is_some_and(|k| k.contains(&forced)),
+        "the sleeper should kill {forced}: {r:#}"
+    );
+    assert!(
+        processes_mentioning(&marker).is_empty(),
+        "{:?}",
+        processes_mentioning(&marker)
+    );
+    assert_eq!(before, fingerprint(&tiny.repo));
 }
 
 /// A candidate that hangs on c_old is reported at once, and its other runs do not each wait
