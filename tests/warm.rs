@@ -20,10 +20,33 @@ fn python() -> PathBuf {
         .path
 }
 
+/// The interpreters the equality test runs under: the default one and, where it is another
+/// with pytest, Debian's (pytest 7, the Docker image's): the zygote's shortcuts differ by
+/// pytest version.
+fn interpreters() -> Vec<PathBuf> {
+    let mut v = vec![python()];
+    if let Ok(env) = evootter::exec::resolve_python(Some(Path::new("/usr/bin/python3")))
+        && !v.contains(&env.path)
+    {
+        v.push(env.path);
+    }
+    v
+}
+
 fn executor(repo: &Path, pythonpath: Vec<String>, jobs: usize, warm: bool) -> LocalExecutor {
+    executor_with(&python(), repo, pythonpath, jobs, warm)
+}
+
+fn executor_with(
+    python: &Path,
+    repo: &Path,
+    pythonpath: Vec<String>,
+    jobs: usize,
+    warm: bool,
+) -> LocalExecutor {
     LocalExecutor::new(LocalConfig {
         repo: repo.to_path_buf(),
-        python: python(),
+        python: python.to_path_buf(),
         pythonpath,
         jobs,
         isolation: Wanted::default(),
@@ -43,8 +66,16 @@ fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_every_example() {
-    for ex in examples() {
-        let inst = Instance::load(&ex).unwrap();
+    for python in interpreters() {
+        for ex in examples() {
+            same_warm_and_cold(&python, &ex).await;
+        }
+    }
+}
+
+async fn same_warm_and_cold(python: &Path, ex: &Path) {
+    {
+        let inst = Instance::load(ex).unwrap();
         let pool =
             evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mut variants = vec![vec![]];
@@ -81,8 +112,14 @@ async fn warm_and_cold_runs_log_the_same_on_every_example() {
         traced.trace = vec![pool.mutants[0].file.clone()];
         requests.push(traced);
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
-        let cold = Arc::new(executor(&inst.repo, pythonpath.clone(), 2, false));
-        let warm = Arc::new(executor(&inst.repo, pythonpath, 2, true));
+        let cold = Arc::new(executor_with(
+            python,
+            &inst.repo,
+            pythonpath.clone(),
+            2,
+            false,
+        ));
+        let warm = Arc::new(executor_with(python, &inst.repo, pythonpath, 2, true));
         let t = Instant::now();
         let expected = run_all(cold.clone(), &requests).await;
         let cold_time = t.elapsed();
@@ -90,8 +127,9 @@ async fn warm_and_cold_runs_log_the_same_on_every_example() {
         let got = run_all(warm.clone(), &requests).await;
         let warm_time = t.elapsed();
         println!(
-            "{}: {} runs, cold {:.1} s, warm {:.1} s; {}",
+            "{} ({}): {} runs, cold {:.1} s, warm {:.1} s; {}",
             inst.name,
+            python.display(),
             requests.len(),
             cold_time.as_secs_f64(),
             warm_time.as_secs_f64(),
@@ -101,8 +139,9 @@ async fn warm_and_cold_runs_log_the_same_on_every_example() {
             assert_eq!(
                 summary(a),
                 summary(b),
-                "{}: request {i} ({}) differs between cold and warm\n--- warm raw log\n{}",
+                "{} ({}): request {i} ({}) differs between cold and warm\n--- warm raw log\n{}",
                 inst.name,
+                python.display(),
                 requests[i].test.rel_path,
                 b.raw_log
             );
@@ -311,21 +350,28 @@ async fn the_end_of_a_run_is_the_same_warm_and_cold() {
         ),
         (noisy, &["deleted at exit"][..]),
     ] {
-        let req = request("tests/test_end.py", content, Duration::from_secs(30));
-        let cold = executor(&repo, vec![".".into()], 1, false)
-            .run(req.clone())
-            .await
-            .unwrap();
-        let warm = executor(&repo, vec![".".into()], 1, true)
-            .run(req)
-            .await
-            .unwrap();
-        for s in shows {
-            assert!(cold.raw_log.contains(s), "cold: {s}\n{}", cold.raw_log);
+        for python in interpreters() {
+            let req = request("tests/test_end.py", content, Duration::from_secs(30));
+            let cold = executor_with(&python, &repo, vec![".".into()], 1, false)
+                .run(req.clone())
+                .await
+                .unwrap();
+            let warm = executor_with(&python, &repo, vec![".".into()], 1, true)
+                .run(req)
+                .await
+                .unwrap();
+            for s in shows {
+                assert!(cold.raw_log.contains(s), "cold: {s}\n{}", cold.raw_log);
+            }
+            assert_eq!(
+                summary(&warm),
+                summary(&cold),
+                "{}: {content}",
+                python.display()
+            );
+            assert_eq!(warm.exit_code, cold.exit_code);
+            seen.push(cold.changed.clone());
         }
-        assert_eq!(summary(&warm), summary(&cold), "{content}");
-        assert_eq!(warm.exit_code, cold.exit_code);
-        seen.push(cold.changed.clone());
     }
     // The file written and never closed is among the copy's changes.
     assert!(
