@@ -72,9 +72,8 @@ fn coverage_cli(copy: &Path, pythonpath: &[String], test: &str, file: &str) -> (
     (words[6..].join(" "), words[1].parse().unwrap())
 }
 
-/// A copy of the example's repository with its developer's test in place, before or after
-/// the golden patch.
-fn copy_of(inst: &Instance, test_rel: &str, patched: bool) -> tempfile::TempDir {
+/// A scratch copy of the example's repository.
+fn copy_repo(inst: &Instance) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let status = Command::new("cp")
         .arg("-a")
@@ -83,6 +82,13 @@ fn copy_of(inst: &Instance, test_rel: &str, patched: bool) -> tempfile::TempDir 
         .status()
         .unwrap();
     assert!(status.success());
+    dir
+}
+
+/// A copy of the example's repository with its developer's test in place, before or after
+/// the golden patch.
+fn copy_of(inst: &Instance, test_rel: &str, patched: bool) -> tempfile::TempDir {
+    let dir = copy_repo(inst);
     std::fs::copy(
         inst.golden_test.as_ref().unwrap(),
         dir.path().join(test_rel),
@@ -213,14 +219,7 @@ async fn without_coverage_py_the_line_tracer_measures_and_says_so() {
     let inst = Instance::load(&ex).unwrap();
     // A copy whose import path puts a `coverage` first that cannot be imported: the
     // interpreter has coverage.py, this run cannot reach it.
-    let repo = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(inst.repo.join("."))
-        .arg(repo.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let repo = copy_repo(&inst);
     std::fs::create_dir_all(repo.path().join("shadow/coverage")).unwrap();
     std::fs::write(
         repo.path().join("shadow/coverage/__init__.py"),

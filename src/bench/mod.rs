@@ -372,35 +372,25 @@ async fn coverage_runs(
         content: c.source.clone(),
     };
     let timeout = Duration::from_secs_f64(doc.config.timeout_secs);
-    let traced = |mut req: ExecRequest, files: &BTreeMap<String, Vec<u32>>| {
+    let run = async |mut req: ExecRequest, files: &BTreeMap<String, Vec<u32>>| {
+        if files.is_empty() {
+            return Ok(None);
+        }
         req.trace = files.keys().cloned().collect();
         req.tracer = exec::Tracer::Coverage;
-        req
+        ex.run(req).await.map(Some).map_err(|e| e.to_string())
     };
-    let mut runs = [None, None];
-    for (i, files) in [&deleted, &added].into_iter().enumerate() {
-        if files.is_empty() {
-            continue;
-        }
-        let req = if i == 0 {
-            ExecRequest {
-                test: test.clone(),
-                overrides: vec![],
-                removed: vec![],
-                timeout,
-                trace: vec![],
-                tracer: exec::Tracer::Lines,
-            }
-        } else {
-            golden.request(test.clone(), timeout)
-        };
-        runs[i] = Some(
-            ex.run(traced(req, files))
-                .await
-                .map_err(|e| e.to_string())?,
-        );
-    }
-    let [before, after] = runs;
+    // Before the fix: the test alone on `c_old`.
+    let old = ExecRequest {
+        test: test.clone(),
+        overrides: vec![],
+        removed: vec![],
+        timeout,
+        trace: vec![],
+        tracer: exec::Tracer::Lines,
+    };
+    let before = run(old, &deleted).await?;
+    let after = run(golden.request(test, timeout), &added).await?;
     Ok((before, after))
 }
 

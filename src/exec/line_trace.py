@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 
 _TOOL = "lines"
 _TARGETS = [t for t in os.environ.get("EVOOTTER_TRACE_TARGET", "").split("\n") if t]
@@ -23,12 +24,13 @@ _OUT = os.environ.get("EVOOTTER_TRACE_OUT", "")
 _LINES = {t: set() for t in _TARGETS}
 _COV = None
 _COV_ERROR = None
+_COV_VERSION = None
 
 if _TARGETS and _TOOL == "coverage":
     try:
-        import warnings
-
         import coverage
+
+        _COV_VERSION = coverage.__version__
 
         # No data file (nothing is written into the copy) and no configuration file: the
         # repository's own [coverage] settings (plugins, source, omit) must not decide what
@@ -79,8 +81,6 @@ def _measured(cov, target):
 
 def pytest_unconfigure(config):
     if _COV is not None:
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _COV.stop()
@@ -90,7 +90,7 @@ def pytest_unconfigure(config):
                     files.append(_measured(_COV, t))
                 except Exception:  # noqa: BLE001 - a file that does not exist or parse
                     files.append(None)
-        out = {"tool": f"coverage {coverage_version()}", "files": files}
+        out = {"tool": f"coverage {_COV_VERSION}", "files": files}
     else:
         sys.settrace(None)
         threading.settrace(None)
@@ -104,9 +104,3 @@ def pytest_unconfigure(config):
     if _OUT:
         with open(_OUT, "w") as f:
             json.dump(out, f)
-
-
-def coverage_version():
-    import coverage
-
-    return coverage.__version__

@@ -523,25 +523,45 @@ def _blocked(args):
     return tuple(out)
 
 
-def _config_template(req):
-    """The prepared `get_config` result for this run's arguments, or None (pytest's own
-    runs then, as without a template)."""
-    args = list(req["args"])
+def _run_env(req):
+    """The environment a run gets: the whole of it from the request, or (`env_base`) only
+    what it sets over the zygote's own, which in a container holds what the image and its
+    activation gave."""
     env = dict(_START_ENV) if req.get("env_base") else {}
     env.update(req["env"])
-    if env.get("PYTEST_DEBUG") or os.environ.get("PYTEST_DEBUG"):
-        return None
-    try:
+    return env
+
+
+_PROG = []
+
+
+def _pytest_prog(args):
+    """The name pytest 9 gives itself in its usage text, after how it was started (a child
+    runs `pytest/__main__.py` through runpy); None for older pytests, which take no name.
+    Looked up once: it depends on how the child starts, which never changes."""
+    if not _PROG:
         import importlib.util
 
         import _pytest.config as pc
 
-        # pytest 9 names itself in its usage text after how it was started (a child runs
-        # `pytest/__main__.py` through runpy); older pytests take no name.
         prog = None
         if hasattr(pc, "_get_prog_name"):
             origin = importlib.util.find_spec("pytest.__main__").origin
             prog = pc._get_prog_name([origin] + args)
+        _PROG.append(prog)
+    return _PROG[0]
+
+
+def _config_template(req):
+    """The prepared `get_config` result for this run's arguments, or None (pytest's own
+    runs then, as without a template)."""
+    args = list(req["args"])
+    if _run_env(req).get("PYTEST_DEBUG") or os.environ.get("PYTEST_DEBUG"):
+        return None
+    try:
+        import _pytest.config as pc
+
+        prog = _pytest_prog(args)
     except Exception:
         return None
     key = (_blocked(args), prog)
@@ -679,16 +699,28 @@ def _re_caches():
     return [d for d in (getattr(re, "_cache", None), getattr(re, "_cache2", None)) if isinstance(d, dict)]
 
 
+# The (pattern, flags) pairs the zygote has compiled or tried (a pattern that warns is tried
+# once and left out): a child reports only others.
+_KNOWN_PATTERNS = set()
+
+
+def _cached_patterns():
+    """The (pattern, flags) pairs the re caches hold."""
+    return {
+        (key[1], key[2])
+        for cache in _re_caches()
+        for key in list(cache)
+        if len(key) == 3 and isinstance(key[2], int) and isinstance(key[1], (str, bytes))
+    }
+
+
 def _pattern_keys():
-    """The (pattern, flags) pairs the re caches hold, as JSON-able items."""
+    """The patterns this child compiled that the zygote does not know, as JSON-able items."""
     out = []
-    for cache in _re_caches():
-        for key in list(cache):
-            if len(key) == 3 and isinstance(key[2], int) and isinstance(key[1], (str, bytes)):
-                p = key[1]
-                if len(p) <= 2000:
-                    is_bytes = isinstance(p, bytes)
-                    out.append([p.decode("latin-1") if is_bytes else p, key[2], is_bytes])
+    for p, flags in _cached_patterns() - _KNOWN_PATTERNS:
+        if len(p) <= 2000:
+            is_bytes = isinstance(p, bytes)
+            out.append([p.decode("latin-1") if is_bytes else p, flags, is_bytes])
     return out
 
 
@@ -704,12 +736,12 @@ def _learn_patterns(payload):
         items = json.loads(payload)
     except ValueError:
         return
-    known = {(k[1], k[2]) for cache in _re_caches() for k in cache if len(k) == 3}
     warned = []
     for p, flags, is_bytes in items[:512]:
         pattern = p.encode("latin-1") if is_bytes else p
-        if (pattern, flags) in known:
+        if (pattern, flags) in _KNOWN_PATTERNS:
             continue
+        _KNOWN_PATTERNS.add((pattern, flags))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -750,8 +782,9 @@ def _report_modules(mods_w):
             if isinstance(f, str) and os.path.realpath(f).startswith(_ROOTS):
                 names.append(name)
         report = "\n".join(sorted(names)).encode()[:_REPORT_BYTES]
-        patterns = json.dumps(_pattern_keys()).encode()
-        if len(report) + 1 + len(patterns) <= _REPORT_BYTES:
+        new = _pattern_keys()
+        patterns = json.dumps(new).encode()
+        if new and len(report) + 1 + len(patterns) <= _REPORT_BYTES:
             report += b"\0" + patterns
         os.write(mods_w, report)
     except BaseException:
@@ -798,10 +831,7 @@ def _become_run(req, log_w):
     os.dup2(log_w, 1)
     os.dup2(log_w, 2)
     os.close(log_w)
-    # A request sends the whole environment, or (`env_base`) only what it sets over the
-    # zygote's own, which in a container holds what the image and its activation gave.
-    env = dict(_START_ENV) if req.get("env_base") else {}
-    env.update(req["env"])
+    env = _run_env(req)
     os.environ.clear()
     os.environ.update(env)
     if "tempfile" in sys.modules:
@@ -826,6 +856,7 @@ def main():
     global _ROOTS
     _ROOTS = tuple(r for r in _outside_roots() if not r.startswith(copy.rstrip("/") + "/"))
     _warm_inspect()
+    _KNOWN_PATTERNS.update(_cached_patterns())
     # What exists now is never garbage: the children's collections skip it.
     gc.freeze()
     _frame(
