@@ -240,26 +240,44 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
 fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
     f.render_widget(Clear, area);
-    let mut lines = vec![Line::styled(
-        "Keys (overridable in keymap.toml in the config directory; Esc closes)",
+    // What the grid's letters mean comes first: the key list is long and a small terminal
+    // cuts it off at the bottom.
+    let mut lines = vec![
+        Line::styled("Grid (Esc closes)", t.style(Role::Title)),
+        Line::styled(
+            "  c: the test on c_old (P passes, F fails, E errors, T hangs); fit: its fitness, \
+             the mutants it kills; under each mutant's number its kind: a binary arithmetic, \
+             u unary arithmetic, r relational, l logical, n not, c constant, v return value, \
+             = assignment, f force failure; killed by: how many tests kill it",
+            t.style(Role::Text),
+        ),
+    ];
+    for cv in CellView::LEGEND {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}  ", cv.glyph()), t.style(grid::role(cv))),
+            Span::styled(cv.name(), t.style(Role::Text)),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Keys (overridable in keymap.toml in the config directory)",
         t.style(Role::Title),
-    )];
-    for (ctx, action, keys) in c.keymap.bindings() {
+    ));
+    let bindings = c.keymap.bindings();
+    let width = bindings
+        .iter()
+        .map(|(_, _, keys)| keys.join(" ").chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    for (ctx, action, keys) in bindings {
         lines.push(Line::from(vec![
             Span::styled(
                 format!("{:<12}", format!("{ctx:?}").to_lowercase()),
                 t.style(Role::Dim),
             ),
-            Span::styled(format!("{:<14}", keys.join(" ")), t.style(Role::Key)),
+            Span::styled(format!("{:<width$}", keys.join(" ")), t.style(Role::Key)),
             Span::styled(words(&format!("{action:?}")), t.style(Role::Text)),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled("Cells", t.style(Role::Title)));
-    for cv in CellView::LEGEND {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {}  ", cv.glyph()), t.style(grid::role(cv))),
-            Span::styled(cv.name(), t.style(Role::Text)),
         ]));
     }
     f.render_widget(

@@ -25,6 +25,16 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
         ));
         return out;
     }
+    // Reach first: a test that never runs the mutated code cannot kill it, whatever its log
+    // says. From the line trace of the test's c_old run where it was traced; otherwise
+    // from the force-failure mutant of the same function, which raises at its top, so any
+    // test that calls the function kills it.
+    if let Some(r) = crate::engine::reach::describe(doc, test, m) {
+        out.push(r);
+    } else {
+        force_failure_reach(doc, test, old, m, &mut out);
+    }
+
     let (raw_a, raw_b) = (doc.log(&old.raw_log), doc.log(&run.raw_log));
     if raw_a == raw_b {
         out.push(
@@ -43,15 +53,6 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
                 rules.join(", ")
             }
         ));
-    }
-
-    // Reach, from the line trace of the test's c_old run where it was traced; otherwise
-    // from the force-failure mutant of the same function, which raises at its top, so any
-    // test that calls the function kills it.
-    if let Some(r) = crate::engine::reach::describe(doc, test, m) {
-        out.push(r);
-    } else {
-        force_failure_reach(doc, test, old, m, &mut out);
     }
 
     let killers: Vec<String> = doc
