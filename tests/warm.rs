@@ -379,3 +379,75 @@ async fn the_end_of_a_run_is_the_same_warm_and_cold() {
         "{seen:?}"
     );
 }
+
+/// What a test prints about the fixtures it can see: every fixture name with its scope and
+/// function (pytest 7 and 9 keep them in different places).
+const FIXTURE_LISTING: &str = r#"
+def test_lists_fixtures(request):
+    fm = request._fixturemanager
+    names = set()
+    for attr in ("_arg2fixturedefs", "_arg2node2fixturedefs", "_arg2nodeid2fixturedefs"):
+        names.update(getattr(fm, attr, {}))
+    lines = []
+    for name in sorted(names):
+        try:
+            defs = fm.getfixturedefs(name, request.node)
+        except (TypeError, AttributeError):
+            defs = fm.getfixturedefs(name, request.node.nodeid)
+        for d in defs or ():
+            lines.append(f"{name} {d.scope} {d.func.__module__}.{d.func.__qualname__}")
+    print("FIXTURES", len(lines))
+    print("\n".join(lines))
+    assert False
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_warm_run_offers_the_fixtures_a_cold_run_offers() {
+    // The zygote hands pytest's fixture scan only the names of its plugin modules that can
+    // be fixtures; a conftest that adds one to a plugin module before the scan must be seen
+    // as a cold run sees it.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let plain = tempfile::tempdir().unwrap();
+    let plain_repo = tiny_repo(plain.path());
+    std::fs::write(
+        repo.join("tests/conftest.py"),
+        "import pytest\nimport _pytest.monkeypatch\n\n\n@pytest.fixture\n\
+         def added_to_a_plugin():\n    return 42\n\n\n\
+         _pytest.monkeypatch.added_to_a_plugin = added_to_a_plugin\n",
+    )
+    .unwrap();
+    let uses_it = format!(
+        "{FIXTURE_LISTING}\n\ndef test_uses_it(added_to_a_plugin):\n    \
+         assert added_to_a_plugin == 42\n"
+    );
+    for python in interpreters() {
+        for (repo, content, fixture) in [
+            (&plain_repo, FIXTURE_LISTING.to_owned(), "tmp_path function"),
+            (&repo, uses_it.clone(), "added_to_a_plugin function"),
+        ] {
+            let req = request("tests/test_fixtures.py", &content, Duration::from_secs(30));
+            let cold = executor_with(&python, repo, vec![".".into()], 1, false)
+                .run(req.clone())
+                .await
+                .unwrap();
+            let warm = executor_with(&python, repo, vec![".".into()], 1, true)
+                .run(req)
+                .await
+                .unwrap();
+            assert!(
+                cold.raw_log.contains(fixture) && cold.raw_log.contains("FIXTURES"),
+                "{}: the cold run lists {fixture}\n{}",
+                python.display(),
+                cold.raw_log
+            );
+            assert_eq!(
+                summary(&warm),
+                summary(&cold),
+                "{}: warm and cold runs see other fixtures\n--- warm\n{}",
+                python.display(),
+                warm.raw_log
+            );
+        }
+    }
+}

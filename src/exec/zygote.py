@@ -48,6 +48,11 @@ IFF_UP = 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+# What the installed plugins' entry points gave (pytest registers them during its
+# configuration, after `get_config`).
+_ENTRY_PLUGINS = []
+
+
 def _preload():
     """pytest, its built-in plugins and the installed plugins, as a run would import them."""
     import pytest  # noqa: F401
@@ -66,7 +71,7 @@ def _preload():
 
         for ep in entry_points(group="pytest11"):
             try:
-                ep.load()
+                _ENTRY_PLUGINS.append(ep.load())
             except Exception:
                 pass
     except Exception:
@@ -144,6 +149,7 @@ def _learn(names, copy):
         root.handlers[:] = saved_log[0]
         root.setLevel(saved_log[1])
     _warm_inspect()
+    _scan_plugin_modules([e[0] for e in list(_FIXTURE_SCANS.values())])
     gc.freeze()
 
 
@@ -576,6 +582,8 @@ def _config_template(req):
             _TEMPLATES[key] = config
         except Exception:
             _TEMPLATES[key] = None
+        if _TEMPLATES[key] is not None:
+            _scan_plugin_modules(list(_TEMPLATES[key].pluginmanager.get_plugins()) + _ENTRY_PLUGINS)
         gc.freeze()
     return key, _TEMPLATES[key]
 
@@ -617,6 +625,117 @@ def _reuse_parsers():
     _getparser._evootter = True
     cls._getparser = _getparser
     return True
+
+
+# pytest's fixture manager looks at every attribute of every plugin module for fixtures at each
+# session start (a tenth to a sixth of a warm run, most of it on names that are plainly not
+# fixtures: imported modules, classes, functions, constants). For the plugin modules the
+# zygote holds, the names worth looking at are found once; the fixture manager's `dir()` gets
+# only those, in the order `dir()` gives them, while the module's namespace is exactly what it
+# was when they were found (checked on every call; any change and the real `dir()` answers).
+# pytest then does for each remaining name what it always does, so what it registers and
+# warns about is what a cold run's does.
+_FIXTURE_SCANS = {}
+
+# What pytest's fixture scan reads of an attribute's value: pytest 7's mark
+# `_pytestfixturefunction`, 8.4+'s `_fixture_function_marker` and `_fixture_function`, the
+# `__wrapped__` chain, a mock's `_mock_name`. A value that has none of them, and whose type
+# runs no code when a name is missing, is skipped by the scan without anything happening.
+_FIXTURE_LOOKS = ("_pytestfixturefunction", "_fixture_function_marker", "_fixture_function", "__wrapped__", "_mock_name")
+_PLAIN_DATA = (int, float, complex, str, bytes, bool, type(None), frozenset, tuple, list, dict, set)
+_ABSENT = object()
+
+
+def _runs_code_on_a_miss(kind):
+    """Whether looking up a missing name on an instance of `kind` can run code: some class
+    of its own (for a class, its metaclass) hooks attribute access. typing's aliases and
+    special forms do, only to answer from the alias's origin or to refuse: they are looked at
+    through their origin instead."""
+    import types
+
+    for k in kind.__mro__:
+        if k in (object, type, types.ModuleType, types.BuiltinFunctionType):
+            continue
+        if "__getattribute__" in k.__dict__:
+            return True
+        if "__getattr__" in k.__dict__ and k.__module__ != "typing":
+            return True
+    return False
+
+
+def _inert(value, depth=0):
+    """Whether pytest's fixture scan passes over `value` without running any code or
+    finding anything."""
+    import inspect
+    import types
+
+    kind = type(value)
+    if kind in _PLAIN_DATA:
+        return True
+    if kind is types.ModuleType and "__getattr__" in value.__dict__:
+        return False
+    if depth > 4 or _runs_code_on_a_miss(kind):
+        return False
+    try:
+        if any(inspect.getattr_static(value, name, _ABSENT) is not _ABSENT for name in _FIXTURE_LOOKS):
+            return False
+        if kind.__module__ == "typing":
+            origin = inspect.getattr_static(value, "__origin__", None)
+            return origin is None or _inert(origin, depth + 1)
+    except Exception:
+        return False
+    return True
+
+
+def _scan_plugin_modules(plugins):
+    """Finds, for each plugin module not yet scanned (or changed since), the names of its
+    attributes that pytest's fixture scan must see."""
+    import types
+
+    for module in plugins:
+        if not isinstance(module, types.ModuleType):
+            continue
+        entry = _FIXTURE_SCANS.get(id(module))
+        if entry is not None and _unchanged(module, entry):
+            continue
+        space = module.__dict__
+        if "__dir__" in space or not all(isinstance(k, str) for k in space):
+            continue
+        keys, values = tuple(space), tuple(space.values())
+        names = sorted(k for k, v in zip(keys, values) if not _inert(v))
+        _FIXTURE_SCANS[id(module)] = (module, keys, values, names)
+
+
+def _unchanged(module, entry):
+    import operator
+
+    space = module.__dict__
+    return (
+        entry[0] is module
+        and len(space) == len(entry[1])
+        and all(map(operator.is_, space, entry[1]))
+        and all(map(operator.is_, space.values(), entry[2]))
+    )
+
+
+def _fixture_dir(*args):
+    """`dir()` as pytest's fixture module sees it: a scanned plugin module, unchanged, gives
+    only the names that can matter to a fixture scan."""
+    if len(args) == 1:
+        entry = _FIXTURE_SCANS.get(id(args[0]))
+        if entry is not None and _unchanged(args[0], entry):
+            return list(entry[3])
+    return dir(*args)
+
+
+def _shorten_fixture_scans():
+    """Gives pytest's fixture module the `dir()` above, where it has one scan that uses it."""
+    try:
+        import _pytest.fixtures as fixtures
+    except Exception:
+        return
+    if "dir" not in fixtures.__dict__:
+        fixtures.dir = _fixture_dir
 
 
 def _use_template(template):
@@ -853,6 +972,7 @@ def main():
     _START_ENV.update(os.environ)
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _preload()
+    _shorten_fixture_scans()
     global _ROOTS
     _ROOTS = tuple(r for r in _outside_roots() if not r.startswith(copy.rstrip("/") + "/"))
     _warm_inspect()
