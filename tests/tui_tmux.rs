@@ -154,6 +154,20 @@ fn session_walkthrough(width: u16, height: u16) {
     let tl = t2.wait_for("final test:", 20);
     assert!(tl.contains(&format!("final test: {pinned}")), "{tl}");
     assert!(tl.contains("read-only"), "{tl}");
+    // The help is longer than the terminal: it scrolls to its end and closes with Esc.
+    t2.keys(&["?"]);
+    let help = t2.wait_for("help: lines 1-", 10);
+    assert!(help.contains("killed by"), "{help}");
+    t2.keys(&["End"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let end = t2.screen();
+    assert!(
+        end.contains("help: lines ") && !end.contains("help: lines 1-"),
+        "{end}"
+    );
+    t2.keys(&["Escape"]);
+    t2.wait_for("final test:", 10);
+    assert!(!t2.screen().contains("help: lines"), "{}", t2.screen());
     t2.keys(&["q"]);
     t2.wait_for("EVOOTTER-EXITED 0", 20);
 }

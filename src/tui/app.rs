@@ -430,6 +430,9 @@ fn on_key(s: &mut State, keymap: &Keymap, editor: &mut Option<Editor>, k: KeyEve
             _ => vec![],
         };
     }
+    if ka == KeyAction::Help {
+        s.help_len = views::help_len(keymap);
+    }
     match action_of(ka, s.screen) {
         Some(a) => update(s, a),
         None => vec![],

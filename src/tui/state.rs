@@ -342,12 +342,19 @@ pub struct Progress {
     pub timeouts: usize,
 }
 
+/// The help overlay's share of the terminal's height, in percent.
+pub const HELP_HEIGHT_PCT: u16 = 85;
+
 pub struct State {
     pub doc: Arc<SessionDoc>,
     pub screen: Screen,
     /// Screens to go back to with Esc.
     pub history: Vec<Screen>,
     pub help: bool,
+    /// The help's first line shown, and how many lines it has (the app counts them when it
+    /// opens the help: they depend on the keymap).
+    pub help_scroll: usize,
+    pub help_len: usize,
     /// No workbench behind the view (a finished or foreign session): nothing can run.
     pub read_only: bool,
     /// The model's part is recorded replies: say so on screen.
@@ -389,6 +396,16 @@ pub struct State {
 }
 
 impl State {
+    /// How many of the help's lines fit in its overlay (inside its border).
+    pub fn help_rows(&self) -> usize {
+        usize::from((self.height * HELP_HEIGHT_PCT / 100).saturating_sub(2))
+    }
+
+    fn scroll_help(&mut self, dy: i64) {
+        let last = self.help_len.saturating_sub(self.help_rows());
+        self.help_scroll = moved(self.help_scroll, dy).min(last);
+    }
+
     pub fn new(doc: Arc<SessionDoc>, read_only: bool) -> Self {
         let scripted = doc
             .config
@@ -400,6 +417,8 @@ impl State {
             screen: Screen::Grid,
             history: vec![],
             help: false,
+            help_scroll: 0,
+            help_len: 0,
             read_only,
             scripted,
             generation: None,
@@ -665,7 +684,18 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 s.screen = prev;
             }
         }
-        Action::ToggleHelp => s.help = !s.help,
+        Action::ToggleHelp => {
+            s.help = !s.help;
+            s.help_scroll = 0;
+        }
+        // While the help is open, the moving keys scroll it.
+        Action::Move { dy, .. } if s.help => s.scroll_help(dy),
+        Action::Page { down } if s.help => {
+            let page = i64::try_from(s.help_rows()).unwrap_or(1).max(1);
+            s.scroll_help(if down { page } else { -page });
+        }
+        Action::First if s.help => s.help_scroll = 0,
+        Action::Last if s.help => s.scroll_help(i64::MAX / 2),
         Action::Quit => {
             s.quit = true;
             fx.push(Effect::Quit);

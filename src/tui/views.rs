@@ -7,7 +7,7 @@ use super::grid::{self, GridWidget};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
 use super::keymap::{KeyAction, KeyContext};
-use super::state::{CellView, Screen, State};
+use super::state::{CellView, HELP_HEIGHT_PCT, Screen, State};
 use super::theme::{Role, Theme};
 use crate::engine::{Origin, Phase, Target, explain, pair};
 use crate::exec::Outcome;
@@ -84,7 +84,7 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
         f.render_widget(editor, inner);
     }
     if c.state.help {
-        draw_help(f, c, centered(area, 80, 85));
+        draw_help(f, c, centered(area, 80, HELP_HEIGHT_PCT));
     }
 }
 
@@ -237,21 +237,26 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
+/// What the grid's letters mean, as the help shows it (lines short enough for an 80-column
+/// terminal's overlay: the help does not wrap, so its length is known and it scrolls).
+const GRID_HELP: [&str; 6] = [
+    "  c: the test on c_old (P passes, F fails, E errors, T hangs)",
+    "  fit: its fitness, the mutants it kills",
+    "  under each mutant's number its kind: a binary arithmetic,",
+    "    u unary arithmetic, r relational, l logical, n not, c constant,",
+    "    v return value, = assignment, f force failure",
+    "  killed by: how many tests kill the mutant",
+];
+
+/// The help's lines: the grid's letters first (the key list is long), then every binding.
+fn help_lines<'a>(c: &Ctx) -> Vec<Line<'a>> {
     let t = c.theme;
-    f.render_widget(Clear, area);
-    // What the grid's letters mean comes first: the key list is long and a small terminal
-    // cuts it off at the bottom.
-    let mut lines = vec![
-        Line::styled("Grid (Esc closes)", t.style(Role::Title)),
-        Line::styled(
-            "  c: the test on c_old (P passes, F fails, E errors, T hangs); fit: its fitness, \
-             the mutants it kills; under each mutant's number its kind: a binary arithmetic, \
-             u unary arithmetic, r relational, l logical, n not, c constant, v return value, \
-             = assignment, f force failure; killed by: how many tests kill it",
-            t.style(Role::Text),
-        ),
-    ];
+    let mut lines = vec![Line::styled("Grid", t.style(Role::Title))];
+    lines.extend(
+        GRID_HELP
+            .iter()
+            .map(|l| Line::styled(*l, t.style(Role::Text))),
+    );
     for cv in CellView::LEGEND {
         lines.push(Line::from(vec![
             Span::styled(format!("  {}  ", cv.glyph()), t.style(grid::role(cv))),
@@ -280,14 +285,38 @@ fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
             Span::styled(words(&format!("{action:?}")), t.style(Role::Text)),
         ]));
     }
+    lines
+}
+
+/// How many lines the help has with `keymap`'s bindings (what it can scroll through).
+pub fn help_len(keymap: &Keymap) -> usize {
+    1 + GRID_HELP.len() + CellView::LEGEND.len() + 2 + keymap.bindings().len()
+}
+
+fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
+    let t = c.theme;
+    f.render_widget(Clear, area);
+    let lines = help_lines(c);
+    let rows = usize::from(area.height.saturating_sub(2));
+    let top = c.state.help_scroll.min(lines.len().saturating_sub(rows));
+    let title = if lines.len() > rows {
+        format!(
+            " help: lines {}-{} of {}, \u{2191}\u{2193} PageUp PageDown scroll ",
+            top + 1,
+            (top + rows).min(lines.len()),
+            lines.len()
+        )
+    } else {
+        " help (Esc closes) ".to_owned()
+    };
     f.render_widget(
         Paragraph::new(lines)
             .block(
                 Block::bordered()
-                    .title(" help ")
+                    .title(title)
                     .border_style(t.style(Role::BorderFocused)),
             )
-            .wrap(Wrap { trim: false }),
+            .scroll((u16::try_from(top).unwrap_or(u16::MAX), 0)),
         area,
     );
 }
@@ -914,6 +943,45 @@ mod tests {
         }
         s.help = true;
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
+    }
+
+    /// At 80x24 the help is longer than its overlay: it says where it is and the moving keys
+    /// scroll it to its last binding, and no further.
+    #[test]
+    fn the_help_scrolls_on_a_small_terminal() {
+        let l = looks();
+        let mut s = state(80, 24);
+        update(&mut s, Action::ToggleHelp);
+        s.help_len = help_len(&l.keymap);
+        let first = format!("{}", drawn(&s, &l).backend());
+        assert!(first.contains("help: lines 1-18 of"), "{first}");
+        assert!(
+            first.contains("PageDown scroll"),
+            "the whole title fits:\n{first}"
+        );
+        assert!(first.contains("killed by"), "{first}");
+        let bindings = l.keymap.bindings();
+        let (_, last_action, _) = bindings.last().unwrap();
+        let last_words = words(&format!("{last_action:?}"));
+        assert!(!first.contains(&last_words), "{first}");
+        update(&mut s, Action::Page { down: true });
+        update(&mut s, Action::Last);
+        let end = format!("{}", drawn(&s, &l).backend());
+        assert!(end.contains(&last_words), "the last binding shows:\n{end}");
+        let n = help_len(&l.keymap);
+        assert!(end.contains(&format!("of {n},")), "{end}");
+        // Past the end there is nothing to scroll to: one line up shows another line.
+        update(&mut s, Action::Move { dx: 0, dy: 5 });
+        update(&mut s, Action::Move { dx: 0, dy: -1 });
+        assert_ne!(format!("{}", drawn(&s, &l).backend()), end);
+        // The grid underneath did not move.
+        assert_eq!((s.row, s.col), (0, 0));
+        update(&mut s, Action::First);
+        assert_eq!(format!("{}", drawn(&s, &l).backend()), first);
+        insta::assert_snapshot!("help_overlay_80x24_end", {
+            update(&mut s, Action::Last);
+            drawn(&s, &l).backend().to_string()
+        });
     }
 
     #[test]
