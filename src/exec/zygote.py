@@ -725,6 +725,9 @@ def _fixture_dir(*args):
         entry = _FIXTURE_SCANS.get(id(args[0]))
         if entry is not None and _unchanged(args[0], entry):
             return list(entry[3])
+    elif not args:
+        # `dir()` names the caller's local names, not this function's.
+        return sorted(sys._getframe(1).f_locals)
     return dir(*args)
 
 
