@@ -451,3 +451,136 @@ async fn a_warm_run_offers_the_fixtures_a_cold_run_offers() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_installed_while_the_interpreter_lives_is_seen_as_a_cold_run_sees_it() {
+    // The zygote keeps what it read of the installed distributions' metadata, each file with
+    // its identity: a plugin installed after it started (a new dist-info with a pytest11 entry
+    // point), then changed, must reach the next warm run as it reaches a cold one.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let venv = dir.path().join("venv");
+    let st = std::process::Command::new(python())
+        .args(["-m", "venv", "--system-site-packages", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(st.success(), "python -m venv");
+    let vpy = venv.join("bin/python");
+    let site = std::process::Command::new(&vpy)
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .unwrap();
+    let site = PathBuf::from(String::from_utf8_lossy(&site.stdout).trim());
+    let env = evootter::exec::resolve_python(Some(&vpy)).unwrap();
+    let test = "def test_uses_the_plugin(probe_value):\n    assert probe_value == 2\n";
+    let req = request("tests/test_probe.py", test, Duration::from_secs(30));
+    // The distribution is there before the interpreter starts, without a plugin: its
+    // entry_points.txt is among what the zygote reads first.
+    let info = site.join("evootter_probe-1.0.dist-info");
+    std::fs::create_dir_all(&info).unwrap();
+    std::fs::write(
+        info.join("METADATA"),
+        "Metadata-Version: 2.1\nName: evootter-probe\nVersion: 1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        info.join("entry_points.txt"),
+        "[console_scripts]\nprobe = evootter_probe:main\n",
+    )
+    .unwrap();
+    for (name, value) in [("evootter_probe", 1), ("evootter_probf", 2)] {
+        std::fs::write(
+            site.join(format!("{name}.py")),
+            format!("import pytest\n\n\n@pytest.fixture\ndef probe_value():\n    return {value}\n"),
+        )
+        .unwrap();
+    }
+    let warm = executor_with(&env.path, &repo, vec![".".into()], 1, true);
+    let mut steps = vec![];
+    for (step, entry_points) in [
+        ("no plugin", None),
+        ("a plugin", Some("[pytest11]\nprobe = evootter_probe\n")),
+        // Another module behind the same name: the same size, only the times differ.
+        (
+            "another plugin",
+            Some("[pytest11]\nprobe = evootter_probf\n"),
+        ),
+        ("no entry points", Some("")),
+    ] {
+        if let Some(text) = entry_points {
+            if text.is_empty() {
+                std::fs::remove_file(info.join("entry_points.txt")).unwrap();
+            } else {
+                std::fs::write(info.join("entry_points.txt"), text).unwrap();
+            }
+        }
+        let cold = executor_with(&env.path, &repo, vec![".".into()], 1, false)
+            .run(req.clone())
+            .await
+            .unwrap();
+        let got = warm.run(req.clone()).await.unwrap();
+        assert_eq!(
+            summary(&got),
+            summary(&cold),
+            "{step}: warm and cold differ\n--- warm\n{}\n--- cold\n{}",
+            got.raw_log,
+            cold.raw_log
+        );
+        steps.push(format!("{:?}", cold.outcome));
+    }
+    // Not found, the first module's fixture (fails), the second's (passes), not found.
+    let [none, first, second, gone] = [
+        Outcome::Error,
+        Outcome::Failed,
+        Outcome::Passed,
+        Outcome::Error,
+    ]
+    .map(|o| format!("{o:?}"));
+    assert_eq!(steps, [none, first, second, gone]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rewritten_test_module_is_reused_only_for_the_same_bytes_and_never_hides_a_warning() {
+    // The zygote keeps pytest's rewrite of a test module by the module's bytes, and never one
+    // whose rewriting warns: the rewriter's "assertion is always true" and the compiler's
+    // invalid escape must show in every run, as they do cold.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let failing =
+        "from calc.ops import clamp\n\n\ndef test_clamp():\n    assert clamp(15, 0, 10) == 10\n";
+    let passing =
+        "from calc.ops import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 10) == 5\n";
+    let warns = "import re\n\n\ndef test_tuple():\n    assert (1 == 2, 'never checked')\n\n\n\
+        def test_escape():\n    assert re.match('\\d', '1')\n";
+    for python in interpreters() {
+        let warm = executor_with(&python, &repo, vec![".".into()], 1, true);
+        let cold = executor_with(&python, &repo, vec![".".into()], 1, false);
+        for (i, content) in [failing, failing, passing, failing, warns, warns, warns]
+            .iter()
+            .enumerate()
+        {
+            let req = request("tests/test_same_path.py", content, Duration::from_secs(30));
+            let c = cold.run(req.clone()).await.unwrap();
+            let w = warm.run(req).await.unwrap();
+            assert_eq!(
+                summary(&w),
+                summary(&c),
+                "{} run {i}: warm and cold differ\n--- warm\n{}",
+                python.display(),
+                w.raw_log
+            );
+            if *content == warns {
+                assert!(
+                    c.raw_log.contains("assertion is always true")
+                        && c.raw_log.contains("invalid escape sequence"),
+                    "{}",
+                    c.raw_log
+                );
+            }
+        }
+    }
+}
