@@ -181,7 +181,7 @@ pub struct RunRequest {
     #[arg(long)]
     pub no_sandbox: bool,
     /// How pytest starts on this machine: warm (one interpreter per worker, forked for each
-    /// execution; the same results, 4.5-6 times the throughput) | cold (a fresh `python -m
+    /// execution; the same results, 5-6 times the throughput) | cold (a fresh `python -m
     /// pytest` per execution).
     #[arg(long, default_value = "warm")]
     pub executor: crate::engine::ExecutorKind,
