@@ -7,7 +7,7 @@ mod common;
 use common::exec::{decisions, request, run_all};
 use common::*;
 use evootter::exec::{
-    ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
+    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
 };
 use evootter::instance::Instance;
 use std::path::{Path, PathBuf};
@@ -53,6 +53,20 @@ fn executor_with(
         warm,
     })
     .unwrap()
+}
+
+/// One request on a fresh cold executor and a fresh warm one (one worker each), for `repo`
+/// with its root on the path.
+async fn cold_and_warm(python: &Path, repo: &Path, req: ExecRequest) -> (ExecResult, ExecResult) {
+    let cold = executor_with(python, repo, vec![".".into()], 1, false)
+        .run(req.clone())
+        .await
+        .unwrap();
+    let warm = executor_with(python, repo, vec![".".into()], 1, true)
+        .run(req)
+        .await
+        .unwrap();
+    (cold, warm)
 }
 
 fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
@@ -352,14 +366,7 @@ async fn the_end_of_a_run_is_the_same_warm_and_cold() {
     ] {
         for python in interpreters() {
             let req = request("tests/test_end.py", content, Duration::from_secs(30));
-            let cold = executor_with(&python, &repo, vec![".".into()], 1, false)
-                .run(req.clone())
-                .await
-                .unwrap();
-            let warm = executor_with(&python, &repo, vec![".".into()], 1, true)
-                .run(req)
-                .await
-                .unwrap();
+            let (cold, warm) = cold_and_warm(&python, &repo, req).await;
             for s in shows {
                 assert!(cold.raw_log.contains(s), "cold: {s}\n{}", cold.raw_log);
             }
@@ -427,14 +434,7 @@ async fn a_warm_run_offers_the_fixtures_a_cold_run_offers() {
             (&repo, uses_it.clone(), "added_to_a_plugin function"),
         ] {
             let req = request("tests/test_fixtures.py", &content, Duration::from_secs(30));
-            let cold = executor_with(&python, repo, vec![".".into()], 1, false)
-                .run(req.clone())
-                .await
-                .unwrap();
-            let warm = executor_with(&python, repo, vec![".".into()], 1, true)
-                .run(req)
-                .await
-                .unwrap();
+            let (cold, warm) = cold_and_warm(&python, repo, req).await;
             assert!(
                 cold.raw_log.contains(fixture) && cold.raw_log.contains("FIXTURES"),
                 "{}: the cold run lists {fixture}\n{}",
