@@ -239,12 +239,13 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
 
 /// What the grid's letters mean, as the help shows it (lines short enough for an 80-column
 /// terminal's overlay: the help does not wrap, so its length is known and it scrolls).
-const GRID_HELP: [&str; 6] = [
+const GRID_HELP: [&str; 7] = [
     "  c: the test on c_old (P passes, F fails, E errors, T hangs)",
     "  fit: its fitness, the mutants it kills",
-    "  under each mutant's number its kind: a binary arithmetic,",
-    "    u unary arithmetic, r relational, l logical, n not, c constant,",
-    "    v return value, = assignment, f force failure",
+    "  under each mutant's number its kind:",
+    "    a binary arithmetic, u unary arithmetic, r relational,",
+    "    l logical, n not, c constant, v return value,",
+    "    = assignment, f force failure",
     "  killed by: how many tests kill the mutant",
 ];
 
@@ -959,7 +960,10 @@ mod tests {
             first.contains("PageDown scroll"),
             "the whole title fits:\n{first}"
         );
-        assert!(first.contains("killed by"), "{first}");
+        // Every line of the grid's legend fits the overlay of an 80-column terminal.
+        for l in GRID_HELP {
+            assert!(first.contains(l.trim_end()), "`{l}` is cut:\n{first}");
+        }
         let bindings = l.keymap.bindings();
         let (_, last_action, _) = bindings.last().unwrap();
         let last_words = words(&format!("{last_action:?}"));
