@@ -13,10 +13,15 @@
 //!
 //! For every example, each candidate test runs on `c_old` and on one mutant; the backends'
 //! executions are interleaved request by request, one worker each, and medians compared.
-//! A second table is throughput as a run sees it: every request of an example at once on two
-//! workers, executions per second, cold against warm, for each interpreter (the one a run
-//! picks by default, `python3` on PATH, and Debian's `/usr/bin/python3`, the image's).
-//! `cargo bench --bench backends [-- ROUNDS]` (rounds over the example's requests, default 2).
+//! A second table is throughput as the engine asks for it: every request of an example at
+//! once on two workers, executions per second, cold against warm, for each interpreter (the
+//! one a run picks by default, `python3` on PATH; the executable behind it when that is a
+//! launcher script such as a pyenv shim; Debian's `/usr/bin/python3`, the image's). A third
+//! is a whole run of every example with each executor (the execute step's executions per
+//! second), which also has what the zygote learns from one execution for the next.
+//! `cargo bench --bench backends [-- ROUNDS] [TABLE ...] [python=PATH]`: rounds over the
+//! example's requests (default 2); the tables to print (`execution`, `throughput`, `runs`,
+//! `harness`, `heavy`; default all); the one interpreter for the throughput tables.
 
 use evootter::exec::{
     DockerConfig, DockerExecutor, ExecRequest, Executor, FileOverride, LocalConfig, LocalExecutor,
@@ -108,15 +113,38 @@ fn throughput(rt: &tokio::runtime::Runtime, exec: Arc<dyn Executor>, reqs: &[Exe
     reqs.len() as f64 / t.elapsed().as_secs_f64()
 }
 
-fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize) {
+/// The interpreters the throughput tables compare: the one a run picks by default (`python3`
+/// on PATH), the executable behind it when that is a launcher script (a pyenv shim starts a
+/// shell and pyenv before Python: every cold run pays for it, a warm one once), and Debian's
+/// (the Docker image's); or only the one named.
+fn interpreters(only: Option<&Path>) -> Vec<PathBuf> {
     let mut pythons = vec![];
-    for p in [None, Some(Path::new("/usr/bin/python3"))] {
-        if let Ok(env) = evootter::exec::resolve_python(p)
+    let candidates = match only {
+        Some(p) => vec![Some(p.to_path_buf())],
+        None => {
+            let default = evootter::exec::resolve_python(None).ok().map(|e| e.path);
+            let real = default.as_ref().and_then(|p| {
+                let o = std::process::Command::new(p)
+                    .args(["-c", "import sys; print(sys.executable)"])
+                    .output()
+                    .ok()?;
+                Some(PathBuf::from(String::from_utf8(o.stdout).ok()?.trim()))
+            });
+            vec![default, real, Some("/usr/bin/python3".into())]
+        }
+    };
+    for p in candidates.into_iter().flatten() {
+        if let Ok(env) = evootter::exec::resolve_python(Some(&p))
             && !pythons.contains(&env.path)
         {
             pythons.push(env.path);
         }
     }
+    pythons
+}
+
+fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize, only: Option<&Path>) {
+    let pythons = interpreters(only);
     println!(
         "\nthroughput, 2 workers, every request at once, {rounds} rounds: executions per second"
     );
@@ -459,19 +487,140 @@ fn backend_row(times: [Vec<Duration>; 4]) -> String {
     )
 }
 
+/// Throughput as a user sees it: the whole demo run of every example (`evootter run
+/// --instance`, two workers, its own seed and mutants), once with each executor, and the
+/// executions per second of its execute step. Both runs must decide the same, with the
+/// same executions.
+fn runs_table(only: Option<&Path>) {
+    println!("\nwhole runs, 2 workers: executions per second of the execute step");
+    println!(
+        "{:<22} {:<40} {:>6} {:>8} {:>8} {:>8}",
+        "example", "python", "execs", "cold", "warm", "ratio"
+    );
+    let out = tempfile::tempdir().unwrap();
+    for python in interpreters(only) {
+        let (mut cold_s, mut warm_s, mut all) = (0.0, 0.0, 0);
+        for ex in examples() {
+            let name = ex.file_name().unwrap().to_string_lossy().into_owned();
+            let run = |executor: &str| -> (u64, f64, serde_json::Value) {
+                let dir = out.path().join(format!("{name}-{executor}"));
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_evootter"))
+                    .args(["run", "--instance"])
+                    .arg(&ex)
+                    .args(["--executor", executor, "--jobs", "2", "--force", "--python"])
+                    .arg(&python)
+                    .arg("--out")
+                    .arg(&dir)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                let report: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap())
+                        .unwrap();
+                let n = report["executions_total"].as_u64().unwrap();
+                let secs = report["step_seconds"]["execute"].as_f64().unwrap();
+                (n, secs, report["generations"].clone())
+            };
+            let (n, cold, decided) = run("cold");
+            let (wn, warm, warm_decided) = run("warm");
+            assert_eq!(
+                (n, &decided),
+                (wn, &warm_decided),
+                "{name}: the executors decided differently"
+            );
+            cold_s += cold;
+            warm_s += warm;
+            all += n;
+            println!(
+                "{:<22} {:<40} {:>6} {:>8.1} {:>8.1} {:>7.2}x",
+                name,
+                python.display().to_string(),
+                n,
+                n as f64 / cold,
+                n as f64 / warm,
+                cold / warm
+            );
+        }
+        println!(
+            "{:<22} {:<40} {:>6} {:>8.1} {:>8.1} {:>7.2}x",
+            "all",
+            python.display().to_string(),
+            all,
+            all as f64 / cold_s,
+            all as f64 / warm_s,
+            cold_s / warm_s
+        );
+    }
+}
+
+/// The command line: `[ROUNDS] [TABLE ...] [python=PATH]`.
+struct Args {
+    rounds: usize,
+    tables: Vec<String>,
+    python: Option<PathBuf>,
+}
+
+impl Args {
+    fn parse() -> Args {
+        let mut args = Args {
+            rounds: 2,
+            tables: vec![],
+            python: None,
+        };
+        // cargo passes `--bench` to a harness-less bench.
+        for a in std::env::args().skip(1).filter(|a| !a.starts_with("--")) {
+            if let Ok(n) = a.parse() {
+                args.rounds = n;
+            } else if let Some(p) = a.strip_prefix("python=") {
+                args.python = Some(p.into());
+            } else if TABLES.contains(&a.as_str()) {
+                args.tables.push(a);
+            } else {
+                eprintln!(
+                    "unknown argument {a:?}: give ROUNDS, a table of {TABLES:?} or python=PATH"
+                );
+                std::process::exit(2);
+            }
+        }
+        args
+    }
+
+    fn wants(&self, table: &str) -> bool {
+        self.tables.is_empty() || self.tables.iter().any(|t| t == table)
+    }
+}
+
+const TABLES: [&str; 5] = ["execution", "throughput", "runs", "harness", "heavy"];
+
 fn main() {
-    let rounds: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(2);
-    let image =
-        std::env::var("EVOOTTER_TEST_IMAGE").unwrap_or_else(|_| "evootter-python:bookworm".into());
-    let docker = docker_available(&image);
+    let args = Args::parse();
+    let rt = tokio::runtime::Runtime::new().unwrap();
     let python = evootter::exec::resolve_python(Some(Path::new("/usr/bin/python3")))
         .or_else(|_| evootter::exec::resolve_python(None))
         .expect("python3 with pytest")
         .path;
-    let rt = tokio::runtime::Runtime::new().unwrap();
+    if args.wants("execution") {
+        execution_table(&rt, args.rounds, &python);
+    }
+    if args.wants("throughput") {
+        throughput_table(&rt, args.rounds, args.python.as_deref());
+    }
+    if args.wants("runs") {
+        runs_table(args.python.as_deref());
+    }
+    if args.wants("harness") {
+        harness_table(&rt, &python);
+    }
+    if args.wants("heavy") {
+        heavy_table(&rt);
+    }
+}
+
+/// Median per execution of each backend, one worker each, requests interleaved.
+fn execution_table(rt: &tokio::runtime::Runtime, rounds: usize, python: &Path) {
+    let image =
+        std::env::var("EVOOTTER_TEST_IMAGE").unwrap_or_else(|_| "evootter-python:bookworm".into());
+    let docker = docker_available(&image);
     println!(
         "backends benchmark: median per execution, 1 worker each, {rounds} rounds; python {}{}",
         python.display(),
@@ -495,7 +644,7 @@ fn main() {
             Arc::new(
                 LocalExecutor::new(LocalConfig {
                     repo: inst.repo.clone(),
-                    python: python.clone(),
+                    python: python.to_path_buf(),
                     pythonpath: pythonpath.clone(),
                     jobs: 1,
                     isolation: Wanted::default(),
@@ -553,7 +702,4 @@ fn main() {
         );
     }
     println!("{:<22} {:>5} {}", "all", "", backend_row(all));
-    throughput_table(&rt, rounds);
-    harness_table(&rt, &python);
-    heavy_table(&rt);
 }

@@ -453,6 +453,53 @@ async fn a_warm_run_offers_the_fixtures_a_cold_run_offers() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_fixture_added_to_a_plugin_class_is_seen_as_a_cold_run_sees_it() {
+    // The zygote learns, by class, which names of a plugin object (here pytest's terminal
+    // reporter, made anew in every run) can be fixtures; a conftest that adds a fixture
+    // method to that class before the scan, or changes it back, must be seen as cold.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let conftest = "import pytest\nimport _pytest.terminal\n\n\n@pytest.fixture\n\
+        def added_to_a_plugin_class(self):\n    return 43\n\n\n\
+        _pytest.terminal.TerminalReporter.added_to_a_plugin_class = added_to_a_plugin_class\n\
+        del added_to_a_plugin_class\n";
+    let uses_it = format!(
+        "{FIXTURE_LISTING}\n\ndef test_uses_it(added_to_a_plugin_class):\n    \
+         assert added_to_a_plugin_class == 43\n"
+    );
+    for python in interpreters() {
+        let warm = executor_with(&python, &repo, vec![".".into()], 1, true);
+        let cold = executor_with(&python, &repo, vec![".".into()], 1, false);
+        for (i, added) in [false, false, true, true, false].into_iter().enumerate() {
+            let mut req = request("tests/test_fixtures.py", &uses_it, Duration::from_secs(30));
+            if added {
+                req.overrides = vec![FileOverride {
+                    rel_path: "tests/conftest.py".into(),
+                    content: conftest.into(),
+                }];
+            }
+            let c = cold.run(req.clone()).await.unwrap();
+            let w = warm.run(req).await.unwrap();
+            // The listing itself always fails, to show what it found.
+            assert_eq!(
+                c.raw_log.contains("1 failed, 1 passed"),
+                added,
+                "run {i}\n{}",
+                c.raw_log
+            );
+            assert_eq!(
+                summary(&w),
+                summary(&c),
+                "{} run {i}: warm and cold runs see other fixtures\n--- warm\n{}\n--- cold\n{}",
+                python.display(),
+                w.raw_log,
+                c.raw_log
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_plugin_installed_while_the_interpreter_lives_is_seen_as_a_cold_run_sees_it() {
     // The zygote keeps what it read of the installed distributions' metadata, each file with
     // its identity: a plugin installed after it started (a new dist-info with a pytest11 entry
@@ -581,6 +628,74 @@ async fn a_rewritten_test_module_is_reused_only_for_the_same_bytes_and_never_hid
                     c.raw_log
                 );
             }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_compiled_module_and_a_traceback_s_statements_are_reused_only_for_the_same_text() {
+    // The zygote keeps the code importlib compiled from a module's bytes (never one whose
+    // compiling warns or fails) and pytest's statement range of each traceback line by the
+    // source text. The same path with other bytes must behave as its bytes say; a warning at
+    // compile time and a syntax error's report (no frame of the zygote's in it) must show in
+    // every run, as cold.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let test =
+        "from calc.ops import clamp\n\n\ndef test_clamp():\n    assert clamp(15, 0, 10) == 10\n";
+    // A raise spanning lines, whose statement pytest finds for the traceback.
+    let raising = |tail: &str| {
+        format!(
+            "def clamp(x, lo, hi):\n    if x > hi:\n        raise ValueError(\n            \"too big\",\n{tail}        )\n    return x\n"
+        )
+    };
+    let short = raising("");
+    let long = raising("            x,\n            hi,\n");
+    let fixed = "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n".to_string();
+    let warns =
+        "import re\n\n\ndef clamp(x, lo, hi):\n    return x if re.match('\\d', '1') else hi\n"
+            .to_string();
+    let broken = "def clamp(x, lo, hi:\n    return x\n".to_string();
+    let plan = [
+        &short, &short, &short, &long, &long, &short, &fixed, &short, &warns, &warns, &warns,
+        &broken, &broken, &fixed,
+    ];
+    for python in interpreters() {
+        let warm = executor_with(&python, &repo, vec![".".into()], 1, true);
+        let cold = executor_with(&python, &repo, vec![".".into()], 1, false);
+        for (i, module) in plan.iter().enumerate() {
+            let mut req = request("tests/test_ops.py", test, Duration::from_secs(30));
+            req.overrides = vec![FileOverride {
+                rel_path: "calc/ops.py".into(),
+                content: module.to_string(),
+            }];
+            let c = cold.run(req.clone()).await.unwrap();
+            let w = warm.run(req).await.unwrap();
+            assert_eq!(
+                summary(&w),
+                summary(&c),
+                "{} run {i}: warm and cold differ\n--- warm\n{}\n--- cold\n{}",
+                python.display(),
+                w.raw_log,
+                c.raw_log
+            );
+            assert!(!w.raw_log.contains("zygote"), "{}", w.raw_log);
+            let expect = if *module == &long {
+                "ValueError: ('too big', 15, 10)"
+            } else if *module == &warns {
+                "invalid escape sequence"
+            } else if *module == &broken {
+                "SyntaxError"
+            } else if *module == &fixed {
+                "1 passed"
+            } else {
+                "ValueError: too big"
+            };
+            assert!(
+                c.raw_log.contains(expect),
+                "run {i}: {expect:?} not in\n{}",
+                c.raw_log
+            );
         }
     }
 }

@@ -267,6 +267,8 @@ def _serve(copy, clean):
         template = _config_template(req)
         log_r, log_w = os.pipe()
         mods_r, mods_w = os.pipe()
+        # What the zygote compiled itself (learning, a template) is not a child's to report.
+        del _NEW_COMPILES[:]
         pid = os.fork()
         if pid == 0:
             os.close(log_r)
@@ -279,16 +281,16 @@ def _serve(copy, clean):
             _frame(b"C", _collect(copy, req["collect"]))
         _frame(b"E", json.dumps(ending).encode())
         # The report: module names, NUL, the new patterns as JSON (never a raw NUL), NUL,
-        # the rewritten test modules as marshal data.
+        # what else the child made that the zygote may keep, as marshal data.
         mods, _, rest = learned.partition(b"\0")
-        patterns, _, rewrites = rest.partition(b"\0")
+        patterns, _, kept = rest.partition(b"\0")
         names = [n for n in mods.decode(errors="replace").split("\n") if n]
         if names:
             _learn(names, copy)
         if patterns:
             _learn_patterns(patterns)
-        if rewrites:
-            _learn_rewrites(rewrites)
+        if kept:
+            _learn_kept(kept)
 
 
 def _remove(path):
@@ -724,6 +726,65 @@ def _scan_plugin_modules(plugins):
         _FIXTURE_SCANS[id(module)] = (module, keys, values, names)
 
 
+# The same for plugin objects (a session, a terminal reporter, a capture manager: made anew in
+# every run, of classes the zygote holds): by class, the names of the class's and its bases'
+# attributes that an instance's scan must see. Skipped are only a plain function or plain
+# data found first along the MRO (getting it from an instance runs no code and gives nothing
+# a fixture scan takes); the instance's own attributes are always seen. Any class along the
+# MRO changed, and the real `dir()` answers.
+_CLASS_SCANS = {}
+# In a child: the classes of plugin objects it scanned that the zygote had not.
+_NEW_HOLDER_CLASSES = []
+
+
+def _scan_class(kind):
+    import types
+
+    mro = kind.__mro__
+    if _runs_code_on_a_miss(kind) or any("__dir__" in k.__dict__ for k in mro if k is not object):
+        return
+    first = {}
+    for k in mro:
+        for name, value in k.__dict__.items():
+            first.setdefault(name, value)
+    if not all(type(n) is str for n in first):
+        return
+    names = frozenset(
+        n
+        for n, v in first.items()
+        if not (type(v) in _PLAIN_DATA or (type(v) is types.FunctionType and _inert(v)))
+    )
+    spaces = tuple((tuple(k.__dict__), tuple(k.__dict__.values())) for k in mro)
+    _CLASS_SCANS[id(kind)] = (kind, mro, spaces, names)
+
+
+def _class_unchanged(kind, entry):
+    import operator
+
+    if entry[0] is not kind or kind.__mro__ is not entry[1]:
+        return False
+    for k, (keys, values) in zip(entry[1], entry[2]):
+        space = k.__dict__
+        if not (
+            len(space) == len(keys)
+            and all(map(operator.is_, space, keys))
+            and all(map(operator.is_, space.values(), values))
+        ):
+            return False
+    return True
+
+
+def _learn_holder_classes(items):
+    """Scans the classes of plugin objects a child reported, found by module and qualified
+    name among what the zygote holds (nothing is imported for them)."""
+    for module_name, qualname in items[:64]:
+        kind = sys.modules.get(module_name)
+        for part in qualname.split("."):
+            kind = getattr(kind, part, None)
+        if isinstance(kind, type) and id(kind) not in _CLASS_SCANS:
+            _scan_class(kind)
+
+
 def _unchanged(module, entry):
     import operator
 
@@ -740,9 +801,21 @@ def _fixture_dir(*args):
     """`dir()` as pytest's fixture module sees it: a scanned plugin module, unchanged, gives
     only the names that can matter to a fixture scan."""
     if len(args) == 1:
-        entry = _FIXTURE_SCANS.get(id(args[0]))
-        if entry is not None and _unchanged(args[0], entry):
+        holder = args[0]
+        entry = _FIXTURE_SCANS.get(id(holder))
+        if entry is not None and _unchanged(holder, entry):
             return list(entry[3])
+        kind = type(holder)
+        scan = _CLASS_SCANS.get(id(kind))
+        if scan is not None and _class_unchanged(kind, scan):
+            try:
+                own = object.__getattribute__(holder, "__dict__")
+            except AttributeError:
+                own = {}
+            if type(own) is dict and all(type(n) is str for n in own):
+                return sorted(scan[3].union(own))
+        elif scan is None and not isinstance(holder, (type, type(sys))) and "<" not in kind.__qualname__:
+            _NEW_HOLDER_CLASSES.append((kind.__module__, kind.__qualname__))
     elif not args:
         # `dir()` names the caller's local names, not this function's.
         return sorted(sys._getframe(1).f_locals)
@@ -881,16 +954,27 @@ def _keep_rewrites():
     rewrite._rewrite_test = _rewrite_test
 
 
-def _learn_rewrites(data):
-    """Keeps, for the next executions, the rewritten modules a child reported whose rewriting
-    warns of nothing."""
+def _learn_kept(data):
+    """Keeps, for the next executions, what a child reported it made that the zygote did not
+    have: rewritten test modules, compiled modules, statement ranges, plugin objects' classes."""
+    try:
+        rewrites, compiles, ranges, holders = marshal.loads(data)
+    except Exception:
+        return
+    _learn_holder_classes(holders)
+    _learn_rewrites(rewrites)
+    _learn_compiles(compiles)
+    _learn_ranges(ranges)
+    gc.freeze()
+
+
+def _learn_rewrites(items):
+    """The rewritten modules a child reported whose rewriting warns of nothing."""
     import ast
     import warnings
 
     try:
         from _pytest.assertion.rewrite import rewrite_asserts
-
-        items = marshal.loads(data)
     except Exception:
         return
     for path, source, kind, code in items[:64]:
@@ -907,7 +991,168 @@ def _learn_rewrites(data):
                 continue
         if not caught:
             _REWRITES[key] = (kind, code)
-    gc.freeze()
+
+
+# Modules importlib compiled from source (the working copy's own, with -B no bytecode is ever
+# kept for them), by (path, the source's SHA-256, optimization level): the code object is a
+# pure function of those in one interpreter, and a child that finds it skips the compile. Only
+# a compile that warns of nothing is kept, for a warning to show where a cold run shows it;
+# one that fails is never kept, so its error is raised as a cold run raises it.
+_COMPILED = {}
+_COMPILED_BYTES = [0]
+_COMPILED_MAX_BYTES = 32 << 20
+# In a child: (path, source, optimization level) of what it compiled that was not kept.
+_NEW_COMPILES = []
+
+# Compiled under importlib's own file name, so that the frame it adds between importlib's
+# frames is trimmed with them from an import error's traceback, as in a cold run.
+_SOURCE_TO_CODE = """
+def source_to_code(self, data, path, *, _optimize=-1):
+    if type(data) is bytes and type(path) is str and _builtins.compile is _compile:
+        key = (path, _sha256(data).digest(), _optimize)
+        code = _kept.get(key)
+        if code is not None:
+            return code
+        code = _original(self, data, path, _optimize=_optimize)
+        _new.append(key[:1] + (data, _optimize))
+        return code
+    return _original(self, data, path, _optimize=_optimize)
+"""
+
+
+def _keep_compiled():
+    """Puts the cache above in front of importlib's `SourceLoader.source_to_code`."""
+    import builtins
+    from importlib import _bootstrap_external as external
+
+    original = external.SourceLoader.source_to_code
+    if getattr(original, "_evootter", False):
+        return
+    space = {
+        "_builtins": builtins,
+        "_compile": builtins.compile,
+        "_sha256": hashlib.sha256,
+        "_kept": _COMPILED,
+        "_new": _NEW_COMPILES,
+        "_original": original,
+    }
+    exec(compile(_SOURCE_TO_CODE, original.__code__.co_filename, "exec"), space)
+    wrapper = space["source_to_code"]
+    wrapper.__doc__ = original.__doc__
+    wrapper.__qualname__ = original.__qualname__
+    wrapper.__module__ = original.__module__
+    wrapper._evootter = True
+    external.SourceLoader.source_to_code = wrapper
+
+
+def _learn_compiles(items):
+    """The compiled modules a child reported whose compiling warns of nothing."""
+    import warnings
+
+    for path, source, optimize in items[:64]:
+        key = (path, hashlib.sha256(source).digest(), optimize)
+        if key in _COMPILED or _COMPILED_BYTES[0] + len(source) > _COMPILED_MAX_BYTES:
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                code = compile(source, path, "exec", dont_inherit=True, optimize=optimize)
+            except Exception:
+                continue
+        if not caught:
+            _COMPILED[key] = code
+            _COMPILED_BYTES[0] += len(source)
+
+
+# pytest's statement range of a traceback line (`getstatementrange_ast`: the source parsed,
+# every statement of it walked, the block tokenized) is a pure function of the source text,
+# the parsed tree's text, the line and the `assertion` flag; pytest 7 walks the whole module
+# again for every traceback entry it shows. Kept: each text's tree (`_TREES`, returned in place
+# of a fresh parse of the same text) and each range.
+_TREES = {}
+_TREES_CHARS = [0]
+# id of a tree -> (tree, its text): the kept trees and, in a child, the ones pytest parsed.
+_TREE_TEXTS = {}
+_RANGES = {}
+_RANGES_MAX = 1 << 16
+_TREES_MAX_CHARS = 16 << 20
+# In a child: (tree's text, source text, line, assertion, start, end) it computed.
+_NEW_RANGES = []
+
+
+def _keep_statement_ranges():
+    """Puts the memo above in front of pytest's `getstatementrange_ast`, where pytest has it
+    with today's signature (its `code` module calls it by that name)."""
+    try:
+        import ast
+        import inspect
+
+        from _pytest._code import code, source
+    except Exception:
+        return
+    original = getattr(source, "getstatementrange_ast", None)
+    if original is None or getattr(original, "_evootter", False):
+        return
+    if getattr(code, "getstatementrange_ast", None) is not original:
+        return
+    if list(inspect.signature(original).parameters) != ["lineno", "source", "assertion", "astnode"]:
+        return
+    parse = ast.parse
+
+    def getstatementrange_ast(lineno, source, assertion=False, astnode=None):
+        try:
+            text = str(source)
+            if astnode is None:
+                tree_text = text
+            else:
+                kept = _TREE_TEXTS.get(id(astnode))
+                tree_text = kept[1] if kept is not None and kept[0] is astnode else None
+            key = (tree_text, text, lineno, assertion)
+            found = _RANGES.get(key) if tree_text is not None and ast.parse is parse else None
+        except Exception:
+            return original(lineno, source, assertion, astnode)
+        if found is not None:
+            return (_TREES[tree_text] if astnode is None else astnode,) + found
+        if astnode is None and text in _TREES:
+            # The kept tree is what a fresh parse of the text gives: later entries of the
+            # same traceback then come with a tree of a known text.
+            astnode = _TREES[text]
+        result = original(lineno, source, assertion, astnode)
+        if tree_text is not None:
+            if astnode is None:
+                _TREE_TEXTS[id(result[0])] = (result[0], text)
+            _NEW_RANGES.append(key + result[1:])
+        return result
+
+    getstatementrange_ast._evootter = True
+    getstatementrange_ast.__wrapped__ = original
+    source.getstatementrange_ast = getstatementrange_ast
+    code.getstatementrange_ast = getstatementrange_ast
+
+
+def _learn_ranges(items):
+    """The statement ranges a child reported, with a tree of each text they were computed
+    on."""
+    import ast
+    import warnings
+
+    for tree_text, text, lineno, assertion, start, end in items[:256]:
+        if len(_RANGES) >= _RANGES_MAX:
+            return
+        for t in (tree_text, text):
+            if t not in _TREES:
+                if _TREES_CHARS[0] + len(t) > _TREES_MAX_CHARS:
+                    return
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        tree = ast.parse(t, "source", "exec")
+                    except Exception:
+                        return
+                _TREES[t] = tree
+                _TREES_CHARS[0] += len(t)
+                _TREE_TEXTS[id(tree)] = (tree, t)
+        _RANGES[(tree_text, text, lineno, assertion)] = (start, end)
 
 
 def _use_template(template):
@@ -1077,10 +1322,20 @@ def _report_modules(mods_w):
         patterns = json.dumps(new).encode() if new else b""
         if len(report) + 1 + len(patterns) > _REPORT_BYTES // 2:
             patterns = b""
-        rewrites = marshal.dumps(_NEW_REWRITES) if _NEW_REWRITES else b""
-        if len(report) + len(patterns) + 2 + len(rewrites) > _REPORT_BYTES:
-            rewrites = b""
-        view = memoryview(report + b"\0" + patterns + b"\0" + rewrites)
+        kept = b""
+        holders = sorted(set(h for h in _NEW_HOLDER_CLASSES if type(h[0]) is str))
+        for made in (
+            (_NEW_REWRITES, _NEW_COMPILES, _NEW_RANGES, holders),
+            ([], _NEW_COMPILES, _NEW_RANGES, holders),
+            ([], [], _NEW_RANGES, holders),
+            ([], [], [], holders),
+        ):
+            if any(made):
+                kept = marshal.dumps(made)
+                if len(report) + len(patterns) + 2 + len(kept) <= _REPORT_BYTES:
+                    break
+                kept = b""
+        view = memoryview(report + b"\0" + patterns + b"\0" + kept)
         while view:
             view = view[os.write(mods_w, view):]
     except BaseException:
@@ -1152,6 +1407,8 @@ def main():
     _shorten_fixture_scans()
     _keep_metadata()
     _keep_rewrites()
+    _keep_compiled()
+    _keep_statement_ranges()
     global _ROOTS
     _ROOTS = tuple(r for r in _outside_roots() if not r.startswith(copy.rstrip("/") + "/"))
     _warm_inspect()

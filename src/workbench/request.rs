@@ -181,8 +181,8 @@ pub struct RunRequest {
     #[arg(long)]
     pub no_sandbox: bool,
     /// How pytest starts on this machine: warm (one interpreter per worker, forked for each
-    /// execution; the same results, 5-6 times the throughput) | cold (a fresh `python -m
-    /// pytest` per execution).
+    /// execution; the same results, 4-6 times the throughput, more when tests import heavy
+    /// libraries) | cold (a fresh `python -m pytest` per execution).
     #[arg(long, default_value = "warm")]
     pub executor: crate::engine::ExecutorKind,
     /// The alternatives each mutation site gets: all (every operator of its class, constants
