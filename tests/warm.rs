@@ -78,6 +78,26 @@ fn summary(r: &ExecResult) -> (String, String, String, Vec<String>) {
     )
 }
 
+/// One request on a long-lived cold executor and a long-lived warm one (what the zygote
+/// learned from earlier requests in play); asserts they agree and returns (cold, warm).
+async fn agree(
+    cold: &LocalExecutor,
+    warm: &LocalExecutor,
+    req: ExecRequest,
+    run: &str,
+) -> (ExecResult, ExecResult) {
+    let c = cold.run(req.clone()).await.unwrap();
+    let w = warm.run(req).await.unwrap();
+    assert_eq!(
+        summary(&w),
+        summary(&c),
+        "{run}: warm and cold differ\n--- warm\n{}\n--- cold\n{}",
+        w.raw_log,
+        c.raw_log
+    );
+    (c, w)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_every_example() {
     for python in interpreters() {
@@ -478,21 +498,12 @@ async fn a_fixture_added_to_a_plugin_class_is_seen_as_a_cold_run_sees_it() {
                     content: conftest.into(),
                 }];
             }
-            let c = cold.run(req.clone()).await.unwrap();
-            let w = warm.run(req).await.unwrap();
+            let (c, _) = agree(&cold, &warm, req, &format!("{} run {i}", python.display())).await;
             // The listing itself always fails, to show what it found.
             assert_eq!(
                 c.raw_log.contains("1 failed, 1 passed"),
                 added,
                 "run {i}\n{}",
-                c.raw_log
-            );
-            assert_eq!(
-                summary(&w),
-                summary(&c),
-                "{} run {i}: warm and cold runs see other fixtures\n--- warm\n{}\n--- cold\n{}",
-                python.display(),
-                w.raw_log,
                 c.raw_log
             );
         }
@@ -611,15 +622,7 @@ async fn a_rewritten_test_module_is_reused_only_for_the_same_bytes_and_never_hid
             .enumerate()
         {
             let req = request("tests/test_same_path.py", content, Duration::from_secs(30));
-            let c = cold.run(req.clone()).await.unwrap();
-            let w = warm.run(req).await.unwrap();
-            assert_eq!(
-                summary(&w),
-                summary(&c),
-                "{} run {i}: warm and cold differ\n--- warm\n{}",
-                python.display(),
-                w.raw_log
-            );
+            let (c, _) = agree(&cold, &warm, req, &format!("{} run {i}", python.display())).await;
             if *content == warns {
                 assert!(
                     c.raw_log.contains("assertion is always true")
@@ -656,41 +659,37 @@ async fn a_compiled_module_and_a_traceback_s_statements_are_reused_only_for_the_
         "import re\n\n\ndef clamp(x, lo, hi):\n    return x if re.match('\\d', '1') else hi\n"
             .to_string();
     let broken = "def clamp(x, lo, hi:\n    return x\n".to_string();
+    // Each module, with what its cold run's log says.
+    let (too_big, passed) = ("ValueError: too big", "1 passed");
+    let long_says = "ValueError: ('too big', 15, 10)";
+    let (warns_says, broken_says) = ("invalid escape sequence", "SyntaxError");
     let plan = [
-        &short, &short, &short, &long, &long, &short, &fixed, &short, &warns, &warns, &warns,
-        &broken, &broken, &fixed,
+        (&short, too_big),
+        (&short, too_big),
+        (&short, too_big),
+        (&long, long_says),
+        (&long, long_says),
+        (&short, too_big),
+        (&fixed, passed),
+        (&short, too_big),
+        (&warns, warns_says),
+        (&warns, warns_says),
+        (&warns, warns_says),
+        (&broken, broken_says),
+        (&broken, broken_says),
+        (&fixed, passed),
     ];
     for python in interpreters() {
         let warm = executor_with(&python, &repo, vec![".".into()], 1, true);
         let cold = executor_with(&python, &repo, vec![".".into()], 1, false);
-        for (i, module) in plan.iter().enumerate() {
+        for (i, (module, expect)) in plan.iter().enumerate() {
             let mut req = request("tests/test_ops.py", test, Duration::from_secs(30));
             req.overrides = vec![FileOverride {
                 rel_path: "calc/ops.py".into(),
                 content: module.to_string(),
             }];
-            let c = cold.run(req.clone()).await.unwrap();
-            let w = warm.run(req).await.unwrap();
-            assert_eq!(
-                summary(&w),
-                summary(&c),
-                "{} run {i}: warm and cold differ\n--- warm\n{}\n--- cold\n{}",
-                python.display(),
-                w.raw_log,
-                c.raw_log
-            );
+            let (c, w) = agree(&cold, &warm, req, &format!("{} run {i}", python.display())).await;
             assert!(!w.raw_log.contains("zygote"), "{}", w.raw_log);
-            let expect = if *module == &long {
-                "ValueError: ('too big', 15, 10)"
-            } else if *module == &warns {
-                "invalid escape sequence"
-            } else if *module == &broken {
-                "SyntaxError"
-            } else if *module == &fixed {
-                "1 passed"
-            } else {
-                "ValueError: too big"
-            };
             assert!(
                 c.raw_log.contains(expect),
                 "run {i}: {expect:?} not in\n{}",

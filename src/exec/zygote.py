@@ -759,19 +759,11 @@ def _scan_class(kind):
 
 
 def _class_unchanged(kind, entry):
-    import operator
-
-    if entry[0] is not kind or kind.__mro__ is not entry[1]:
-        return False
-    for k, (keys, values) in zip(entry[1], entry[2]):
-        space = k.__dict__
-        if not (
-            len(space) == len(keys)
-            and all(map(operator.is_, space, keys))
-            and all(map(operator.is_, space.values(), values))
-        ):
-            return False
-    return True
+    return (
+        entry[0] is kind
+        and kind.__mro__ is entry[1]
+        and all(_same_space(k.__dict__, keys, values) for k, (keys, values) in zip(entry[1], entry[2]))
+    )
 
 
 def _learn_holder_classes(items):
@@ -786,14 +778,17 @@ def _learn_holder_classes(items):
 
 
 def _unchanged(module, entry):
+    return entry[0] is module and _same_space(module.__dict__, entry[1], entry[2])
+
+
+def _same_space(space, keys, values):
+    """Whether a namespace holds exactly these keys and values, each the same object."""
     import operator
 
-    space = module.__dict__
     return (
-        entry[0] is module
-        and len(space) == len(entry[1])
-        and all(map(operator.is_, space, entry[1]))
-        and all(map(operator.is_, space.values(), entry[2]))
+        len(space) == len(keys)
+        and all(map(operator.is_, space, keys))
+        and all(map(operator.is_, space.values(), values))
     )
 
 
@@ -971,26 +966,35 @@ def _learn_kept(data):
 def _learn_rewrites(items):
     """The rewritten modules a child reported whose rewriting warns of nothing."""
     import ast
-    import warnings
 
     try:
         from _pytest.assertion.rewrite import rewrite_asserts
     except Exception:
         return
+    def rewrite(source, path):
+        tree = ast.parse(source, filename=path)
+        rewrite_asserts(tree, source, path, None)
+        return compile(tree, path, "exec", dont_inherit=True)
+
     for path, source, kind, code in items[:64]:
         key = (path, hashlib.sha256(source).digest())
-        if key in _REWRITES:
-            continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                tree = ast.parse(source, filename=path)
-                rewrite_asserts(tree, source, path, None)
-                compile(tree, path, "exec", dont_inherit=True)
-            except Exception:
-                continue
-        if not caught:
+        if key not in _REWRITES and _quietly(rewrite, source, path) is not None:
             _REWRITES[key] = (kind, code)
+
+
+def _quietly(make, *args, **kw):
+    """What `make(*args, **kw)` returns when it neither raises nor warns (every warning recorded,
+    none shown), else None: only such work may be kept for children, whose runs must show
+    every warning a cold run shows."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            made = make(*args, **kw)
+        except Exception:
+            return None
+    return None if caught else made
 
 
 # Modules importlib compiled from source (the working copy's own, with -B no bytecode is ever
@@ -1047,19 +1051,12 @@ def _keep_compiled():
 
 def _learn_compiles(items):
     """The compiled modules a child reported whose compiling warns of nothing."""
-    import warnings
-
     for path, source, optimize in items[:64]:
         key = (path, hashlib.sha256(source).digest(), optimize)
         if key in _COMPILED or _COMPILED_BYTES[0] + len(source) > _COMPILED_MAX_BYTES:
             continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                code = compile(source, path, "exec", dont_inherit=True, optimize=optimize)
-            except Exception:
-                continue
-        if not caught:
+        code = _quietly(compile, source, path, "exec", dont_inherit=True, optimize=optimize)
+        if code is not None:
             _COMPILED[key] = code
             _COMPILED_BYTES[0] += len(source)
 
