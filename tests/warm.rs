@@ -517,22 +517,7 @@ async fn a_plugin_installed_while_the_interpreter_lives_is_seen_as_a_cold_run_se
     // point), then changed, must reach the next warm run as it reaches a cold one.
     let dir = tempfile::tempdir().unwrap();
     let repo = tiny_repo(dir.path());
-    let venv = dir.path().join("venv");
-    let st = std::process::Command::new(python())
-        .args(["-m", "venv", "--system-site-packages", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(st.success(), "python -m venv");
-    let vpy = venv.join("bin/python");
-    let site = std::process::Command::new(&vpy)
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-        ])
-        .output()
-        .unwrap();
-    let site = PathBuf::from(String::from_utf8_lossy(&site.stdout).trim());
+    let (vpy, site) = venv(dir.path());
     let env = evootter::exec::resolve_python(Some(&vpy)).unwrap();
     let test = "def test_uses_the_plugin(probe_value):\n    assert probe_value == 2\n";
     let req = request("tests/test_probe.py", test, Duration::from_secs(30));
@@ -599,6 +584,107 @@ async fn a_plugin_installed_while_the_interpreter_lives_is_seen_as_a_cold_run_se
     ]
     .map(|o| format!("{o:?}"));
     assert_eq!(steps, [none, first, second, gone]);
+}
+
+/// A venv in `dir` that sees the system's site-packages (pytest): its python and its own
+/// site-packages, where a test installs what it needs.
+fn venv(dir: &Path) -> (PathBuf, PathBuf) {
+    let venv = dir.join("venv");
+    let st = std::process::Command::new(python())
+        .args(["-m", "venv", "--system-site-packages", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(st.success(), "python -m venv");
+    let vpy = venv.join("bin/python");
+    let site = std::process::Command::new(&vpy)
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .unwrap();
+    let site = PathBuf::from(String::from_utf8_lossy(&site.stdout).trim());
+    (vpy, site)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_library_edited_while_the_interpreter_lives_is_seen_as_a_cold_run_sees_it() {
+    // After the first run the zygote holds the library the test imports (it learns what runs
+    // import from site-packages): edited, then removed, it must reach the next warm run as
+    // it reaches a cold one, and only a change makes the zygote start over.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let (vpy, site) = venv(dir.path());
+    let env = evootter::exec::resolve_python(Some(&vpy)).unwrap();
+    let lib = site.join("evootter_lib.py");
+    std::fs::write(&lib, "VALUE = 1\n").unwrap();
+    let test = "import evootter_lib\n\n\ndef test_value():\n    assert evootter_lib.VALUE == 2\n";
+    let req = request("tests/test_lib.py", test, Duration::from_secs(30));
+    let warm = executor_with(&env.path, &repo, vec![".".into()], 1, true);
+    let log = warm
+        .worker_copy(0)
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("zygote-0.err");
+    let starts_over = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("starting over"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let mut steps = vec![];
+    for (step, value) in [
+        ("first", Some("VALUE = 1\n")),
+        ("held", Some("VALUE = 1\n")),
+        // The same size: only the bytes and the times differ.
+        ("edited", Some("VALUE = 2\n")),
+        ("edited, held", Some("VALUE = 2\n")),
+        ("removed", None),
+    ] {
+        match value {
+            Some(v) if std::fs::read_to_string(&lib).ok().as_deref() != Some(v) => {
+                std::fs::write(&lib, v).unwrap()
+            }
+            Some(_) => {}
+            None => std::fs::remove_file(&lib).unwrap(),
+        }
+        let cold = executor_with(&env.path, &repo, vec![".".into()], 1, false)
+            .run(req.clone())
+            .await
+            .unwrap();
+        let got = warm.run(req.clone()).await.unwrap();
+        assert_eq!(
+            summary(&got),
+            summary(&cold),
+            "{step}: warm and cold differ\n--- warm\n{}\n--- cold\n{}",
+            got.raw_log,
+            cold.raw_log
+        );
+        steps.push((format!("{:?}", cold.outcome), starts_over().len()));
+    }
+    let [failed, passed, error] =
+        [Outcome::Failed, Outcome::Passed, Outcome::Error].map(|o| format!("{o:?}"));
+    assert_eq!(
+        steps,
+        [
+            (failed.clone(), 0),
+            (failed, 0),
+            (passed.clone(), 1),
+            (passed, 1),
+            (error, 2)
+        ],
+        "{:?}",
+        starts_over()
+    );
+    assert!(
+        starts_over()[0].contains("evootter_lib.py"),
+        "{:?}",
+        starts_over()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

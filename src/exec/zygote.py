@@ -152,6 +152,7 @@ def _learn(names, copy):
         root.setLevel(saved_log[1])
     _warm_inspect()
     _scan_plugin_modules([e[0] for e in list(_FIXTURE_SCANS.values())])
+    _WATCH.add_modules()
     gc.freeze()
 
 
@@ -230,6 +231,78 @@ def _clean(dirs):
                 pass
 
 
+# A module the zygote imported is what its file said then: a child inherits it as it was, where
+# a cold run would read the file again. So the zygote watches (inotify) every directory a
+# module it holds came from; when anything there changes (a file edited, added, removed,
+# renamed: a package upgraded, a library patched by hand), it starts over, by executing itself
+# again with the request it just read, before running that request. Nothing a run does
+# changes those directories (a run's interpreter writes no bytecode). Where inotify is not
+# to be had (no instance left), nothing is watched and a change is seen only when the zygote
+# is next started.
+IN_NONBLOCK = 0o4000
+IN_CLOEXEC = 0o2000000
+# Modified, attributes, closed after writing, moved out, moved in, created, deleted, the
+# directory itself deleted or moved.
+_WATCH_MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
+
+
+class _Watch:
+    def __init__(self):
+        self.fd = None
+        self.dirs = {}
+
+    def add_modules(self):
+        """Watches the directories of every module held that came from the interpreter's
+        library or site-packages (the copy's own are never held)."""
+        if self.fd is None:
+            fd = _libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+            if fd < 0:
+                return
+            self.fd = fd
+        for mod in list(sys.modules.values()):
+            f = getattr(mod, "__file__", None)
+            if not isinstance(f, str):
+                continue
+            for d in {os.path.dirname(f), os.path.dirname(os.path.realpath(f))}:
+                if d in self.dirs.values() or not (os.path.realpath(d) + "/").startswith(_ROOTS):
+                    continue
+                wd = _libc.inotify_add_watch(self.fd, os.fsencode(d), _WATCH_MASK)
+                if wd >= 0:
+                    self.dirs[wd] = d
+
+    def changed(self):
+        """What changed since the last look (a path, for the zygote's own log), or None."""
+        if self.fd is None:
+            return None
+        try:
+            events = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return None
+        if len(events) < 16:
+            return None
+        wd, _mask, _cookie, size = struct.unpack("iIII", events[:16])
+        name = events[16 : 16 + size].rstrip(b"\0").decode(errors="replace")
+        return os.path.join(self.dirs.get(wd, "?"), name)
+
+
+_WATCH = _Watch()
+
+
+def _start_over(clean, pending):
+    """Executes the zygote again, as evootter started it, with the bytes read but not yet
+    served (the request in hand) handed over in a memory file; it sends no second ready frame."""
+    fd = os.memfd_create("evootter-pending", 0)
+    os.write(fd, pending)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    env = dict(_START_ENV)
+    env["EVOOTTER_ZYGOTE_CLEAN"] = ":".join(clean)
+    env["EVOOTTER_ZYGOTE_NETNS"] = "1" if _NETNS_PER_RUN else "0"
+    env["EVOOTTER_ZYGOTE_PENDING"] = str(fd)
+    argv = getattr(sys, "orig_argv", None) or [sys.executable, "-B"] + sys.argv
+    os.execve(sys.executable, [sys.executable] + argv[1:], env)
+
+
 def _read_request(buf):
     """The next request line and the blob after it; the zygote ends with its input."""
     while b"\n" not in buf:
@@ -245,15 +318,19 @@ def _read_request(buf):
         if not chunk:
             os._exit(0)
         buf += chunk
-    return req, buf[:size], buf[size:]
+    return req, buf[:size], buf[size:], line + b"\n" + buf[:size]
 
 
-def _serve(copy, clean):
-    buf = b""
+def _serve(copy, clean, buf):
     while True:
         _ZYGOTE_MODULES.clear()
         _ZYGOTE_MODULES.update(sys.modules)
-        req, blob, buf = _read_request(buf)
+        req, blob, buf, raw = _read_request(buf)
+        changed = _WATCH.changed()
+        if changed is not None:
+            sys.stderr.write(f"evootter zygote: {changed} changed; starting over\n")
+            sys.stderr.flush()
+            _start_over(clean, raw + buf)
         op = req.get("op", "run")
         if op != "run":
             try:
@@ -1373,6 +1450,8 @@ def _become_run(req, log_w):
         os._exit(1)
     os.close(CTRL_IN)
     os.close(CTRL_OUT)
+    if _WATCH.fd is not None:
+        os.close(_WATCH.fd)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -1398,6 +1477,12 @@ def main():
     clean = [d for d in os.environ.pop("EVOOTTER_ZYGOTE_CLEAN", "").split(":") if d]
     global _NETNS_PER_RUN
     _NETNS_PER_RUN = os.environ.pop("EVOOTTER_ZYGOTE_NETNS", "") == "1"
+    pending = None
+    pending_fd = os.environ.pop("EVOOTTER_ZYGOTE_PENDING", "")
+    if pending_fd:
+        pending = b""
+        with os.fdopen(int(pending_fd), "rb") as f:
+            pending = f.read()
     _START_ENV.update(os.environ)
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _preload()
@@ -1410,15 +1495,22 @@ def main():
     _ROOTS = tuple(r for r in _outside_roots() if not r.startswith(copy.rstrip("/") + "/"))
     _warm_inspect()
     _KNOWN_PATTERNS.update(_cached_patterns())
+    _WATCH.add_modules()
     # What exists now is never garbage: the children's collections skip it.
     gc.freeze()
-    _frame(
-        b"R",
-        json.dumps(
-            {"python": sys.version.split()[0], "from_copy": _from_copy(copy)}
-        ).encode(),
-    )
-    return _serve(copy, clean)
+    if pending is None:
+        _frame(
+            b"R",
+            json.dumps(
+                {"python": sys.version.split()[0], "from_copy": _from_copy(copy)}
+            ).encode(),
+        )
+        return _serve(copy, clean, b"")
+    if _from_copy(copy):
+        # Started over, now importing the copy's modules: ended, so that evootter starts
+        # it afresh and its ready frame says which.
+        os._exit(3)
+    return _serve(copy, clean, pending)
 
 
 _req, _log_w, _mods_w, _template = main()
