@@ -21,7 +21,7 @@
 //! second), which also has what the zygote learns from one execution for the next.
 //! `cargo bench --bench backends [-- ROUNDS] [TABLE ...] [python=PATH]`: rounds over the
 //! example's requests (default 2); the tables to print (`execution`, `throughput`, `runs`,
-//! `harness`, `heavy`; default all); the one interpreter for the throughput tables.
+//! `harness`, `heavy`, `prepare`; default all); the one interpreter for the throughput tables.
 
 use evootter::exec::{
     DockerConfig, DockerExecutor, ExecRequest, Executor, FileOverride, LocalConfig, LocalExecutor,
@@ -590,7 +590,14 @@ impl Args {
     }
 }
 
-const TABLES: [&str; 5] = ["execution", "throughput", "runs", "harness", "heavy"];
+const TABLES: [&str; 6] = [
+    "execution",
+    "throughput",
+    "runs",
+    "harness",
+    "heavy",
+    "prepare",
+];
 
 fn main() {
     let args = Args::parse();
@@ -614,6 +621,56 @@ fn main() {
     if args.wants("heavy") {
         heavy_table(&rt);
     }
+    if args.wants("prepare") {
+        prepare_table(&rt, &python);
+    }
+}
+
+/// The first result of a session: the executor made, a pause where the model's first calls
+/// would be (1 s), then the first request on each of 2 workers; with the workers' zygotes
+/// started on that first request (as before) against started by `prepare` as the session
+/// starts. Medians of the time from the end of the pause to both results.
+fn prepare_table(rt: &tokio::runtime::Runtime, python: &Path) {
+    let ex = examples().into_iter().next().unwrap();
+    let inst = Instance::load(&ex).unwrap();
+    let reqs = requests(&inst);
+    let mut times: [Vec<Duration>; 2] = Default::default();
+    for _ in 0..3 {
+        for (i, prepared) in [false, true].into_iter().enumerate() {
+            let warm = Arc::new(
+                LocalExecutor::new(LocalConfig {
+                    repo: inst.repo.clone(),
+                    python: python.to_path_buf(),
+                    pythonpath: inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]),
+                    jobs: 2,
+                    isolation: Wanted::default(),
+                    warm: true,
+                })
+                .unwrap(),
+            );
+            let t = rt.block_on(async {
+                if prepared {
+                    let w = warm.clone();
+                    tokio::spawn(async move { w.prepare().await });
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let t = Instant::now();
+                let (a, b) = tokio::join!(warm.run(reqs[0].clone()), warm.run(reqs[1].clone()));
+                a.unwrap();
+                b.unwrap();
+                t.elapsed()
+            });
+            times[i].push(t);
+        }
+    }
+    let [lazy, prepared] = times.map(|t| median(t).as_secs_f64() * 1000.0);
+    println!(
+        "\nfirst results after a 1 s pause ({}, {}, 2 workers): zygotes started on the first \
+         request {lazy:.0} ms, started by prepare as the session starts {prepared:.0} ms ({:.2}x)",
+        inst.name,
+        python.display(),
+        lazy / prepared
+    );
 }
 
 /// Median per execution of each backend, one worker each, requests interleaved.

@@ -586,6 +586,37 @@ async fn a_plugin_installed_while_the_interpreter_lives_is_seen_as_a_cold_run_se
     assert_eq!(steps, [none, first, second, gone]);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn prepared_interpreters_serve_the_first_runs() {
+    // `prepare` (what a session does as it starts) starts every worker's interpreter; the
+    // first runs then start none, and give what runs on a fresh executor give.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let warm = executor(&repo, vec![".".into()], 2, true);
+    assert_eq!(warm.zygotes_started(), 0);
+    warm.prepare().await;
+    assert_eq!(warm.zygotes_started(), 2);
+    let test =
+        "from calc.ops import clamp\n\n\ndef test_clamp():\n    assert clamp(15, 0, 10) == 10\n";
+    let req = request("tests/test_clamp.py", test, Duration::from_secs(30));
+    let fresh = executor(&repo, vec![".".into()], 1, true)
+        .run(req.clone())
+        .await
+        .unwrap();
+    let (a, b) = tokio::join!(warm.run(req.clone()), warm.run(req.clone()));
+    for got in [a.unwrap(), b.unwrap()] {
+        assert_eq!(summary(&got), summary(&fresh), "{}", got.raw_log);
+    }
+    assert_eq!(fresh.outcome, Outcome::Failed, "{}", fresh.raw_log);
+    assert_eq!(warm.zygotes_started(), 2);
+    // Prepared again, nothing more is started; a cold executor has nothing to prepare.
+    warm.prepare().await;
+    assert_eq!(warm.zygotes_started(), 2);
+    let cold = executor(&repo, vec![".".into()], 1, false);
+    cold.prepare().await;
+    assert_eq!(cold.zygotes_started(), 0);
+}
+
 /// A venv in `dir` that sees the system's site-packages (pytest): its python and its own
 /// site-packages, where a test installs what it needs.
 fn venv(dir: &Path) -> (PathBuf, PathBuf) {

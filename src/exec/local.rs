@@ -104,6 +104,8 @@ pub struct LocalExecutor {
     /// `Some(script)`: the warm executor, its zygote program written here.
     warm: Option<PathBuf>,
     next_layer: AtomicU64,
+    /// How many zygotes were started (first starts, replacements after a death).
+    zygote_starts: AtomicU64,
     // Last field: dropped after everything that refers to paths inside it.
     _run_root: tempfile::TempDir,
 }
@@ -237,6 +239,7 @@ impl LocalExecutor {
             seal,
             warm,
             next_layer: AtomicU64::new(0),
+            zygote_starts: AtomicU64::new(0),
             _run_root: run_root,
         })
     }
@@ -245,6 +248,12 @@ impl LocalExecutor {
     /// directory is empty outside a run.
     pub fn worker_copy(&self, i: usize) -> Option<&Path> {
         self.workers.get(i).map(|w| w.copy.as_path())
+    }
+
+    /// How many warm interpreters were started so far (one per worker, plus one for every
+    /// replacement of one that died).
+    pub fn zygotes_started(&self) -> u64 {
+        self.zygote_starts.load(Ordering::Relaxed)
     }
 
     /// The pristine copy every run starts from.
@@ -549,6 +558,7 @@ impl LocalExecutor {
         let Some(script) = &self.warm else {
             return Err(ExecError::Other("not a warm executor".into()));
         };
+        self.zygote_starts.fetch_add(1, Ordering::Relaxed);
         // The zygote's sandbox covers the worker's whole scratch directory: the run
         // directory inside it is made anew for every run, and Landlock follows inodes.
         let plan = self.protections.plan(&RunPaths {
@@ -694,6 +704,39 @@ impl Executor for LocalExecutor {
 
     fn notes(&self) -> Vec<String> {
         self.protections.missing().to_vec()
+    }
+
+    /// Starts every worker's zygote at once (those not started yet); a run that comes for a
+    /// worker meanwhile waits for its start, as it would for its own.
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if self.warm.is_none() {
+                return;
+            }
+            let mut starts: Vec<BoxFuture<'_, ()>> = self
+                .workers
+                .iter()
+                .map(|w| {
+                    Box::pin(async move {
+                        let mut slot = w.zygote.lock().await;
+                        if slot.is_none()
+                            && let Ok(z) = self.start_zygote(w).await
+                        {
+                            *slot = Some(z);
+                        }
+                    }) as BoxFuture<'_, ()>
+                })
+                .collect();
+            std::future::poll_fn(|cx| {
+                starts.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+                if starts.is_empty() {
+                    std::task::Poll::Ready(())
+                } else {
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+        })
     }
 }
 

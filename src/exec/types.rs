@@ -177,4 +177,11 @@ pub trait Executor: Send + Sync {
     fn notes(&self) -> Vec<String> {
         vec![]
     }
+    /// Gets ready for the first execution without running one (the warm executor starts
+    /// its interpreters), for a driver to do while steps that execute nothing (the model's
+    /// calls, a user reading the screen) are under way. Nothing is reported here: an
+    /// execution that needs what failed to start tries again and reports it.
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }

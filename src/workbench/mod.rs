@@ -203,6 +203,12 @@ impl Workbench {
             Some(e) => e,
             None => executor_for(&doc, doc.config.jobs).await?,
         };
+        // The warm interpreters start while the first steps that execute nothing (the model's
+        // calls, the user's first look) are under way, not on the first execution.
+        tokio::spawn({
+            let executor = executor.clone();
+            async move { executor.prepare().await }
+        });
         for note in executor.notes() {
             if !doc.notes.contains(&note) {
                 doc.notes.push(note);
