@@ -143,6 +143,21 @@ fn interpreters(only: Option<&Path>) -> Vec<PathBuf> {
     pythons
 }
 
+/// A local executor for an example's repository, with its `pythonpath`.
+fn local(inst: &Instance, python: &Path, jobs: usize, warm: bool) -> Arc<LocalExecutor> {
+    Arc::new(
+        LocalExecutor::new(LocalConfig {
+            repo: inst.repo.clone(),
+            python: python.to_path_buf(),
+            pythonpath: inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]),
+            jobs,
+            isolation: Wanted::default(),
+            warm,
+        })
+        .unwrap(),
+    )
+}
+
 fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize, only: Option<&Path>) {
     let pythons = interpreters(only);
     println!(
@@ -156,21 +171,8 @@ fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize, only: Option<&P
         let (mut all_cold, mut all_warm) = (0.0, 0.0);
         for ex in examples() {
             let inst = Instance::load(&ex).unwrap();
-            let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
             let reqs: Vec<ExecRequest> = (0..rounds).flat_map(|_| requests(&inst)).collect();
-            let make = |warm: bool| -> Arc<dyn Executor> {
-                Arc::new(
-                    LocalExecutor::new(LocalConfig {
-                        repo: inst.repo.clone(),
-                        python: python.clone(),
-                        pythonpath: pythonpath.clone(),
-                        jobs: 2,
-                        isolation: Wanted::default(),
-                        warm,
-                    })
-                    .unwrap(),
-                )
-            };
+            let make = |warm: bool| -> Arc<dyn Executor> { local(&inst, python, 2, warm) };
             let (cold, warm) = (make(false), make(true));
             // Untimed: page cache, and the zygotes' start.
             throughput(rt, cold.clone(), &reqs[..2]);
@@ -421,17 +423,7 @@ fn harness_table(rt: &tokio::runtime::Runtime, python: &Path) {
             .map(|t| t.parse().unwrap_or(f64::NAN));
         (m.next().unwrap_or(f64::NAN), m.next().unwrap_or(f64::NAN))
     };
-    let warm: Arc<dyn Executor> = Arc::new(
-        LocalExecutor::new(LocalConfig {
-            repo: inst.repo.clone(),
-            python: python.to_path_buf(),
-            pythonpath,
-            jobs: 1,
-            isolation: Wanted::default(),
-            warm: true,
-        })
-        .unwrap(),
-    );
+    let warm: Arc<dyn Executor> = local(&inst, python, 1, true);
     rt.block_on(warm.run(reqs[0].clone())).unwrap();
     let (mut w, mut plain, mut b) = (vec![], vec![], vec![]);
     for _ in 0..3 {
@@ -637,17 +629,7 @@ fn prepare_table(rt: &tokio::runtime::Runtime, python: &Path) {
     let mut times: [Vec<Duration>; 2] = Default::default();
     for _ in 0..3 {
         for (i, prepared) in [false, true].into_iter().enumerate() {
-            let warm = Arc::new(
-                LocalExecutor::new(LocalConfig {
-                    repo: inst.repo.clone(),
-                    python: python.to_path_buf(),
-                    pythonpath: inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]),
-                    jobs: 2,
-                    isolation: Wanted::default(),
-                    warm: true,
-                })
-                .unwrap(),
-            );
+            let warm = local(&inst, python, 2, true);
             let t = rt.block_on(async {
                 if prepared {
                     let w = warm.clone();
@@ -697,19 +679,7 @@ fn execution_table(rt: &tokio::runtime::Runtime, rounds: usize, python: &Path) {
         let inst = Instance::load(&ex).unwrap();
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
         let reqs = requests(&inst);
-        let local_with = |warm: bool| -> Arc<dyn Executor> {
-            Arc::new(
-                LocalExecutor::new(LocalConfig {
-                    repo: inst.repo.clone(),
-                    python: python.to_path_buf(),
-                    pythonpath: pythonpath.clone(),
-                    jobs: 1,
-                    isolation: Wanted::default(),
-                    warm,
-                })
-                .unwrap(),
-            )
-        };
+        let local_with = |warm: bool| -> Arc<dyn Executor> { local(&inst, python, 1, warm) };
         let docker_with = |warm: bool| -> Option<Arc<dyn Executor>> {
             docker.then(|| {
                 let d = rt

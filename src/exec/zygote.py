@@ -249,7 +249,9 @@ _WATCH_MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
 class _Watch:
     def __init__(self):
         self.fd = None
+        # Watch descriptor -> directory; the module files already looked at.
         self.dirs = {}
+        self.seen = set()
 
     def add_modules(self):
         """Watches the directories of every module held that came from the interpreter's
@@ -259,16 +261,18 @@ class _Watch:
             if fd < 0:
                 return
             self.fd = fd
-        for mod in list(sys.modules.values()):
-            f = getattr(mod, "__file__", None)
-            if not isinstance(f, str):
-                continue
-            for d in {os.path.dirname(f), os.path.dirname(os.path.realpath(f))}:
-                if d in self.dirs.values() or not (os.path.realpath(d) + "/").startswith(_ROOTS):
+        # Only modules not looked at before: this runs after every learning.
+        files = {f for f in (getattr(m, "__file__", None) for m in list(sys.modules.values())) if isinstance(f, str)}
+        watched = set(self.dirs.values())
+        for f in files - self.seen:
+            self.seen.add(f)
+            for d in {os.path.dirname(f), os.path.dirname(os.path.realpath(f))} - watched:
+                if not (os.path.realpath(d) + "/").startswith(_ROOTS):
                     continue
                 wd = _libc.inotify_add_watch(self.fd, os.fsencode(d), _WATCH_MASK)
                 if wd >= 0:
                     self.dirs[wd] = d
+                    watched.add(d)
 
     def changed(self):
         """What changed since the last look (a path, for the zygote's own log), or None."""
@@ -318,19 +322,19 @@ def _read_request(buf):
         if not chunk:
             os._exit(0)
         buf += chunk
-    return req, buf[:size], buf[size:], line + b"\n" + buf[:size]
+    return req, buf[:size], buf[size:]
 
 
 def _serve(copy, clean, buf):
     while True:
         _ZYGOTE_MODULES.clear()
         _ZYGOTE_MODULES.update(sys.modules)
-        req, blob, buf, raw = _read_request(buf)
+        req, blob, buf = _read_request(buf)
         changed = _WATCH.changed()
         if changed is not None:
             sys.stderr.write(f"evootter zygote: {changed} changed; starting over\n")
             sys.stderr.flush()
-            _start_over(clean, raw + buf)
+            _start_over(clean, json.dumps(req).encode() + b"\n" + blob + buf)
         op = req.get("op", "run")
         if op != "run":
             try:
@@ -1480,7 +1484,6 @@ def main():
     pending = None
     pending_fd = os.environ.pop("EVOOTTER_ZYGOTE_PENDING", "")
     if pending_fd:
-        pending = b""
         with os.fdopen(int(pending_fd), "rb") as f:
             pending = f.read()
     _START_ENV.update(os.environ)
