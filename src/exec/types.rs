@@ -61,7 +61,8 @@ pub struct ExecRequest {
 /// The tool a traced run measures its lines with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Tracer {
-    /// evootter's line tracer: `sys.settrace` restricted to the traced files, no dependency.
+    /// evootter's line tracer (`sys.monitoring` on 3.12+, `sys.settrace` before), restricted
+    /// to the traced files; no dependency.
     #[default]
     Lines,
     /// coverage.py with branch coverage, started as `coverage run` starts it; the line tracer
