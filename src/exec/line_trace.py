@@ -157,19 +157,27 @@ def _tracer():
 
 
 _TRACER = None
+# Windows nest (pytest 8 collects a directory's modules inside the directory's collect
+# report): only the outermost one turns the tracer off.
+_DEPTH = 0
 
 
 def _window(name):
     @pytest.hookimpl(hookwrapper=True)
     def hook():
+        global _DEPTH
         if _TRACER is None:
             yield
             return
-        _TRACER.on()
+        _DEPTH += 1
+        if _DEPTH == 1:
+            _TRACER.on()
         try:
             yield
         finally:
-            _TRACER.off()
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                _TRACER.off()
 
     hook.__name__ = name
     return hook
