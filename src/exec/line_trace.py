@@ -97,6 +97,8 @@ class _SetTrace:
             sys.settrace(None)
         threading.settrace(None)
 
+    close = off
+
 
 class _Monitoring:
     """Python 3.12 and later: `sys.monitoring`, under a tool id of its own, so it runs beside
@@ -162,7 +164,7 @@ _TRACER = None
 _DEPTH = 0
 
 
-def _window(name):
+def _window():
     @pytest.hookimpl(hookwrapper=True)
     def hook():
         global _DEPTH
@@ -179,12 +181,11 @@ def _window(name):
             if _DEPTH == 0:
                 _TRACER.off()
 
-    hook.__name__ = name
     return hook
 
 
 for _name in _WINDOWS:
-    globals()[_name] = _window(_name)
+    globals()[_name] = _window()
 
 
 def pytest_configure(config):
@@ -219,9 +220,7 @@ def pytest_unconfigure(config):
         out = {"tool": f"coverage {_COV_VERSION}", "files": files}
     else:
         if _TRACER is not None:
-            _TRACER.off()
-            if isinstance(_TRACER, _Monitoring):
-                _TRACER.close()
+            _TRACER.close()
         out = [sorted(_LINES[t]) for t in _TARGETS]
         if _TOOL == "coverage":
             out = {
