@@ -14,7 +14,8 @@
 //! For every example, each candidate test runs on `c_old` and on one mutant; the backends'
 //! executions are interleaved request by request, one worker each, and medians compared.
 //! A second table is throughput as the engine asks for it: every request of an example at
-//! once on two workers, executions per second, cold against warm, for each interpreter (the
+//! once on two workers, executions per second, cold against warm, with the CPU time an
+//! execution costs the machine and evootter's own process, for each interpreter (the
 //! one a run picks by default, `python3` on PATH; the executable behind it when that is a
 //! launcher script such as a pyenv shim; Debian's `/usr/bin/python3`, the image's). A third
 //! is a whole run of every example with each executor (the execute step's executions per
@@ -94,8 +95,43 @@ fn docker_available(image: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// CPU time spent so far: by the whole machine (every process, from `/proc/stat`) and by
+/// this process (evootter's own harness: staging, supervising, parsing).
+fn cpu_now() -> (Duration, Duration) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: busy is user to softirq less idle and
+    // iowait (steal is time another virtual machine had).
+    let busy: u64 =
+        ticks.iter().take(7).sum::<u64>() - ticks.get(3).unwrap_or(&0) - ticks.get(4).unwrap_or(&0);
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (
+        Duration::from_millis(busy * 1000 / hz),
+        tv(usage.ru_utime) + tv(usage.ru_stime),
+    )
+}
+
+/// One throughput measure: executions per second, and CPU milliseconds per execution of the
+/// machine and of evootter's own process.
+struct Rate {
+    per_sec: f64,
+    cpu_ms: f64,
+    own_ms: f64,
+}
+
 /// Executions per second of `jobs` workers given every request at once.
-fn throughput(rt: &tokio::runtime::Runtime, exec: Arc<dyn Executor>, reqs: &[ExecRequest]) -> f64 {
+fn throughput(rt: &tokio::runtime::Runtime, exec: Arc<dyn Executor>, reqs: &[ExecRequest]) -> Rate {
+    let (cpu0, own0) = cpu_now();
     let t = Instant::now();
     rt.block_on(async {
         let handles: Vec<_> = reqs
@@ -110,7 +146,14 @@ fn throughput(rt: &tokio::runtime::Runtime, exec: Arc<dyn Executor>, reqs: &[Exe
             h.await.unwrap();
         }
     });
-    reqs.len() as f64 / t.elapsed().as_secs_f64()
+    let elapsed = t.elapsed();
+    let (cpu1, own1) = cpu_now();
+    let n = reqs.len() as f64;
+    Rate {
+        per_sec: n / elapsed.as_secs_f64(),
+        cpu_ms: (cpu1 - cpu0).as_secs_f64() * 1000.0 / n,
+        own_ms: (own1 - own0).as_secs_f64() * 1000.0 / n,
+    }
 }
 
 /// The interpreters the throughput tables compare: the one a run picks by default (`python3`
@@ -161,11 +204,11 @@ fn local(inst: &Instance, python: &Path, jobs: usize, warm: bool) -> Arc<LocalEx
 fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize, only: Option<&Path>) {
     let pythons = interpreters(only);
     println!(
-        "\nthroughput, 2 workers, every request at once, {rounds} rounds: executions per second"
+        "\nthroughput, 2 workers, every request at once, {rounds} rounds: executions per second; CPU ms an execution (the machine's, of which evootter's own process)"
     );
     println!(
-        "{:<22} {:<40} {:>8} {:>8} {:>8}",
-        "example", "python", "cold", "warm", "ratio"
+        "{:<22} {:<40} {:>8} {:>8} {:>8} {:>14} {:>14}",
+        "example", "python", "cold", "warm", "ratio", "cpu cold", "cpu warm"
     );
     for python in &pythons {
         let (mut all_cold, mut all_warm) = (0.0, 0.0);
@@ -179,15 +222,19 @@ fn throughput_table(rt: &tokio::runtime::Runtime, rounds: usize, only: Option<&P
             throughput(rt, warm.clone(), &reqs[..2]);
             let c = throughput(rt, cold, &reqs);
             let w = throughput(rt, warm, &reqs);
-            all_cold += 1.0 / c;
-            all_warm += 1.0 / w;
+            all_cold += 1.0 / c.per_sec;
+            all_warm += 1.0 / w.per_sec;
             println!(
-                "{:<22} {:<40} {:>8.1} {:>8.1} {:>7.2}x",
+                "{:<22} {:<40} {:>8.1} {:>8.1} {:>7.2}x {:>6.1} ({:>5.1}) {:>6.1} ({:>5.1})",
                 inst.name,
                 python.display().to_string(),
-                c,
-                w,
-                w / c
+                c.per_sec,
+                w.per_sec,
+                w.per_sec / c.per_sec,
+                c.cpu_ms,
+                c.own_ms,
+                w.cpu_ms,
+                w.own_ms
             );
         }
         println!(
