@@ -7,8 +7,8 @@
 //! tracer only `sys.settrace`).
 
 mod common;
-use common::exec::request;
-use evootter::exec::{ExecRequest, ExecResult, Executor, LocalConfig, LocalExecutor, Tracer};
+use common::exec::{executor_with, request};
+use evootter::exec::{ExecRequest, ExecResult, Executor, LocalExecutor, PythonEnv, Tracer};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -117,15 +117,11 @@ if hasattr(sys, \"monitoring\"):
 /// The interpreters to check: Debian's and the default (before 3.12), and every pyenv 3.12+.
 /// Returns them with whether they are 3.12+.
 fn interpreters() -> Vec<(PathBuf, bool)> {
-    let mut out = vec![];
-    if let Ok(p) = evootter::exec::resolve_python(Some(Path::new("/usr/bin/python3"))) {
-        out.push(p.path);
+    let mut envs: Vec<PythonEnv> = vec![];
+    if let Ok(env) = evootter::exec::resolve_python(Some(Path::new("/usr/bin/python3"))) {
+        envs.push(env);
     }
-    out.push(
-        evootter::exec::resolve_python(None)
-            .expect("python3 with pytest")
-            .path,
-    );
+    envs.push(evootter::exec::resolve_python(None).expect("python3 with pytest"));
     let pyenv = std::env::var_os("PYENV_ROOT")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")));
@@ -134,36 +130,35 @@ fn interpreters() -> Vec<(PathBuf, bool)> {
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let mut parts = name.split('.').map(|p| p.parse::<u32>().ok());
-                matches!((parts.next(), parts.next()), (Some(Some(3)), Some(Some(m))) if m >= 12)
-            })
+            .filter(|e| at_least_3_12(&e.file_name().to_string_lossy()))
             .map(|e| e.path().join("bin/python3"))
             .filter(|p| p.is_file())
             .collect();
         newer.sort();
         for p in newer {
-            let env = evootter::exec::resolve_python(Some(&p)).unwrap_or_else(|e| {
-                panic!(
-                    "{}: {e} (`bash .ci/setup` installs pytest there)",
-                    p.display()
-                )
-            });
-            out.push(env.path);
+            envs.push(
+                evootter::exec::resolve_python(Some(&p)).unwrap_or_else(|e| {
+                    panic!(
+                        "{}: {e} (`bash .ci/setup` installs pytest there)",
+                        p.display()
+                    )
+                }),
+            );
         }
     }
-    out.dedup();
-    out.into_iter()
-        .map(|p| {
-            let v = std::process::Command::new(&p)
-                .args(["-c", "import sys; print(sys.version_info >= (3, 12))"])
-                .output()
-                .unwrap();
-            let newer = String::from_utf8_lossy(&v.stdout).trim() == "True";
-            (p, newer)
+    envs.dedup_by(|a, b| a.path == b.path);
+    envs.into_iter()
+        .map(|env| {
+            let newer = at_least_3_12(&env.version);
+            (env.path, newer)
         })
         .collect()
+}
+
+/// Whether a version (`3.12.1`, or a pyenv directory named so) is 3.12 or newer.
+fn at_least_3_12(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    matches!((parts.next(), parts.next()), (Some(Some(3)), Some(Some(m))) if m >= 12)
 }
 
 fn repo(dir: &Path, conftest: Option<&str>) -> PathBuf {
@@ -176,18 +171,6 @@ fn repo(dir: &Path, conftest: Option<&str>) -> PathBuf {
         std::fs::write(repo.join("conftest.py"), c).unwrap();
     }
     repo
-}
-
-fn executor(repo: &Path, python: &Path, warm: bool) -> LocalExecutor {
-    LocalExecutor::new(LocalConfig {
-        repo: repo.to_path_buf(),
-        python: python.to_path_buf(),
-        pythonpath: vec![".".into()],
-        jobs: 1,
-        isolation: Default::default(),
-        warm,
-    })
-    .unwrap()
 }
 
 fn traced(mut r: ExecRequest) -> ExecRequest {
@@ -234,7 +217,7 @@ async fn each_tracer_records_exactly_what_ran_and_changes_nothing_a_test_sees() 
                 if warm { "warm" } else { "cold" }
             );
             let dir = tempfile::tempdir().unwrap();
-            let ex = executor(&repo(dir.path(), None), python, warm);
+            let ex = executor_with(python, &repo(dir.path(), None), vec![".".into()], 1, warm);
             let t = run_both(&ex, &what).await;
             assert_eq!(
                 t.lines_of("lib/calc.py").unwrap(),
@@ -266,7 +249,13 @@ async fn each_tracer_records_exactly_what_ran_and_changes_nothing_a_test_sees() 
                 // interpreter and records the same lines; the test's own monitoring tool
                 // finds its id taken and says so.
                 let dir = tempfile::tempdir().unwrap();
-                let ex = executor(&repo(dir.path(), Some(TAKE_EVERY_TOOL_ID)), python, warm);
+                let ex = executor_with(
+                    python,
+                    &repo(dir.path(), Some(TAKE_EVERY_TOOL_ID)),
+                    vec![".".into()],
+                    1,
+                    warm,
+                );
                 let s = run_both(&ex, &format!("{what}, every tool id taken")).await;
                 assert_eq!(
                     s.lines_of("lib/calc.py").unwrap(),

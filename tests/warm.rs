@@ -4,11 +4,9 @@
 //! test, kills what a test left running, and is replaced when a test kills it.
 
 mod common;
-use common::exec::{decisions, request, run_all};
+use common::exec::{decisions, executor_with, request, run_all};
 use common::*;
-use evootter::exec::{
-    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
-};
+use evootter::exec::{ExecRequest, ExecResult, Executor, FileOverride, LocalExecutor, Outcome};
 use evootter::instance::Instance;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,24 +33,6 @@ fn interpreters() -> Vec<PathBuf> {
 
 fn executor(repo: &Path, pythonpath: Vec<String>, jobs: usize, warm: bool) -> LocalExecutor {
     executor_with(&python(), repo, pythonpath, jobs, warm)
-}
-
-fn executor_with(
-    python: &Path,
-    repo: &Path,
-    pythonpath: Vec<String>,
-    jobs: usize,
-    warm: bool,
-) -> LocalExecutor {
-    LocalExecutor::new(LocalConfig {
-        repo: repo.to_path_buf(),
-        python: python.to_path_buf(),
-        pythonpath,
-        jobs,
-        isolation: Wanted::default(),
-        warm,
-    })
-    .unwrap()
 }
 
 /// One request on a fresh cold executor and a fresh warm one (one worker each), for `repo`

@@ -2,10 +2,31 @@
 //! at once, and what a finished session decided.
 #![allow(dead_code)]
 
-use evootter::exec::{ExecRequest, ExecResult, Executor, FileOverride};
+use evootter::exec::{
+    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Wanted,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A local executor of `jobs` workers on `repo` with `python`, default isolation.
+pub fn executor_with(
+    python: &Path,
+    repo: &Path,
+    pythonpath: Vec<String>,
+    jobs: usize,
+    warm: bool,
+) -> LocalExecutor {
+    LocalExecutor::new(LocalConfig {
+        repo: repo.to_path_buf(),
+        python: python.to_path_buf(),
+        pythonpath,
+        jobs,
+        isolation: Wanted::default(),
+        warm,
+    })
+    .unwrap()
+}
 
 /// A run of one test file, with no mutant.
 pub fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
