@@ -266,6 +266,37 @@ async fn a_hanging_test_ends_at_its_timeout_and_the_interpreter_goes_on() {
     );
 }
 
+/// The zygote reads a run's log in batches (once a tick while it trickles in): a test whose
+/// output pours out is read as fast as it writes, and its log, cut where a cold run's is cut,
+/// is a cold run's. 24 MB read at the trickle's pace (64 KiB a tick) would take about 10 s,
+/// past the run's timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_that_writes_much_is_read_as_fast_as_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    // `-rA` repeats a passing test's captured output in the summary: 24 MB in one write.
+    let chatty = "def test_pours():\n    print(('x' * 99 + '\\n') * 240000)\n";
+    let req = request("tests/test_chatty.py", chatty, Duration::from_secs(6));
+    let (cold, warm) = cold_and_warm(&python(), &repo, req).await;
+    assert_eq!(
+        cold.outcome,
+        Outcome::Passed,
+        "{}",
+        &cold.raw_log[cold.raw_log.len() - 500..]
+    );
+    assert_eq!(
+        warm.outcome,
+        Outcome::Passed,
+        "{}",
+        &warm.raw_log[warm.raw_log.len().saturating_sub(500)..]
+    );
+    assert!(
+        warm.raw_log.contains("log truncated"),
+        "an 8 MiB log is cut"
+    );
+    assert_eq!(summary(&warm), summary(&cold));
+}
+
 /// A test that kills the interpreter it was forked from: the interpreter is replaced and the
 /// run retried once; when the retry kills it again, the run is an error, not a result.
 #[tokio::test(flavor = "multi_thread")]

@@ -534,8 +534,18 @@ def _restore(copy, r, blob):
     return _list(copy, r.get("list", []))
 
 
+# A run's log is read in batches: a pytest run writes it in dozens of small writes (its
+# output is unbuffered: about 40 a run on the bundled examples), and reading each as it came
+# woke the zygote, and evootter after it, as often. So the log is looked at once a tick while
+# it comes slowly, and at once again after a read that found much waiting, so that a test that
+# writes fast never waits long on a full pipe; the rest is read when the child ends. Only when
+# the log arrives changes, never what it holds.
+_LOG_TICK = 0.025
+_LOG_MUCH = 16384
+
+
 def _supervise(pid, log_r, mods_r, timeout, clean):
-    """Runs the child to its end or its timeout, passing its log on as it comes; returns how
+    """Runs the child to its end or its timeout, passing its log on in batches; returns how
     it ended and what it reported (read as it is written: a report may exceed a pipe's
     buffer)."""
     deadline = time.monotonic() + timeout
@@ -552,8 +562,10 @@ def _supervise(pid, log_r, mods_r, timeout, clean):
         return data
 
     open_report = True
+    next_log = time.monotonic() + _LOG_TICK
     while status is None:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -562,12 +574,16 @@ def _supervise(pid, log_r, mods_r, timeout, clean):
             _kill_all()
             ending = {"timeout": True}
             break
-        fds = [pidfd] + ([log_r] if open_log else []) + ([mods_r] if open_report else [])
-        ready, _, _ = select.select(fds, [], [], left)
+        watch_log = open_log and now >= next_log
+        fds = [pidfd] + ([log_r] if watch_log else []) + ([mods_r] if open_report else [])
+        wait = left if watch_log or not open_log else min(left, next_log - now)
+        ready, _, _ = select.select(fds, [], [], wait)
         if log_r in ready:
             data = os.read(log_r, 65536)
             if data:
                 _frame(b"L", data)
+                if len(data) < _LOG_MUCH:
+                    next_log = time.monotonic() + _LOG_TICK
             else:
                 open_log = False
         if mods_r in ready and not take_report():
