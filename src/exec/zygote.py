@@ -576,7 +576,8 @@ def _supervise(pid, log_r, mods_r, timeout, clean):
             break
         watch_log = open_log and now >= next_log
         fds = [pidfd] + ([log_r] if watch_log else []) + ([mods_r] if open_report else [])
-        wait = left if watch_log or not open_log else min(left, next_log - now)
+        # Not looking at the log: wake at the next tick to look again.
+        wait = min(left, next_log - now) if open_log and not watch_log else left
         ready, _, _ = select.select(fds, [], [], wait)
         if log_r in ready:
             data = os.read(log_r, 65536)
