@@ -196,6 +196,7 @@ fn local(inst: &Instance, python: &Path, jobs: usize, warm: bool) -> Arc<LocalEx
             jobs,
             isolation: Wanted::default(),
             warm,
+            pass_env: vec![],
         })
         .unwrap(),
     )
@@ -326,6 +327,7 @@ fn heavy_table(rt: &tokio::runtime::Runtime) {
                 jobs: 1,
                 isolation: Wanted::default(),
                 warm,
+                pass_env: vec![],
             })
             .unwrap(),
         )

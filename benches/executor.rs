@@ -75,6 +75,7 @@ fn config_with(repo: &Path, isolation: Wanted) -> LocalConfig {
         jobs: 1,
         isolation,
         warm: false,
+        pass_env: vec![],
     }
 }
 

@@ -80,6 +80,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         executor: Default::default(),
         reach: Default::default(),
         operators: Default::default(),
+        pass_env: vec![],
     };
     let inputs = Inputs {
         repo,

@@ -14,5 +14,6 @@ pub mod outdir;
 pub mod prompts;
 pub mod python;
 pub mod rng;
+pub mod secrets;
 pub mod tui;
 pub mod workbench;

@@ -259,7 +259,9 @@ impl OutDir {
 
     /// Writes `name` into the directory, unless a file of that name is there that evootter
     /// did not write (or that changed since): that is the user's, and stays.
+    /// What evootter holds as secret never reaches the file (`secrets`).
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutDirError> {
+        let bytes = &*crate::secrets::redact_bytes(bytes);
         let path = self.path.join(name);
         let mut manifest = read_manifest(&self.path);
         if path.exists() && !is_ours(&self.path, &manifest, name) {

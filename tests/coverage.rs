@@ -28,6 +28,7 @@ fn executor(repo: &Path, pythonpath: Vec<String>, warm: bool) -> LocalExecutor {
         jobs: 1,
         isolation: Default::default(),
         warm,
+        pass_env: vec![],
     })
     .unwrap()
 }

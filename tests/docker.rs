@@ -64,6 +64,7 @@ fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
         jobs,
         isolation: Wanted::default(),
         warm: false,
+        pass_env: vec![],
     })
     .unwrap()
 }
@@ -256,6 +257,47 @@ async fn a_test_writing_into_its_copy_changes_nothing_for_the_next_run() {
         .await
         .unwrap();
         vandal_case(&l, &d).await;
+        d.shutdown().await;
+    }
+}
+
+/// A test in a container sees the image's environment, the run's own variables and what the
+/// user passed by name (`--pass-env`), nothing else of evootter's environment.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_container_run_gets_only_the_variables_passed_by_name() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    // Variables cargo sets for every test process: one passed, one not.
+    let passed = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    let env_test = "import os\n\ndef test_env():\n    for k, v in sorted(os.environ.items()):\n        print('ENV', k, '=', v)\n    assert False\n";
+    for warm in [false, true] {
+        let d = DockerExecutor::new(DockerConfig {
+            warm,
+            pass_env: vec!["CARGO_MANIFEST_DIR".into()],
+            ..docker_cfg(&repo, vec![".".into()], 1)
+        })
+        .await
+        .unwrap();
+        let r = d
+            .run(request(
+                "tests/test_env.py",
+                env_test,
+                Duration::from_secs(30),
+            ))
+            .await
+            .unwrap();
+        let log = &r.raw_log;
+        assert!(
+            log.contains(&format!("ENV CARGO_MANIFEST_DIR = {passed}")),
+            "warm {warm}: {log}"
+        );
+        assert!(log.contains("ENV PATH ="), "warm {warm}: {log}");
+        assert!(!log.contains("CARGO_PKG_NAME"), "warm {warm}: {log}");
         d.shutdown().await;
     }
 }

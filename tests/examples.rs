@@ -191,3 +191,36 @@ fn readme_demo_runs_the_full_workflow_offline() {
         .to_string();
     assert!(call.contains(recorded.trim()), "the reply is printed whole");
 }
+
+/// What the shipped sessions and examples hold is shared with everyone who clones the
+/// repository: nothing in them may look like a provider's key or a token.
+#[test]
+fn no_shipped_file_holds_anything_like_a_key() {
+    let pattern = regex::Regex::new(concat!(
+        r"sk-ant-[A-Za-z0-9_-]{16,}|sk-(?:proj-)?[A-Za-z0-9]{32,}|gh[pousr]_[A-Za-z0-9]{30,}",
+        r"|github_pat_[A-Za-z0-9_]{30,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}",
+        r"|AIza[0-9A-Za-z_-]{35}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    ))
+    .unwrap();
+    let mut checked = 0;
+    let mut stack = vec![root().join("sessions"), root().join("examples")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(body) = std::fs::read_to_string(&path) {
+                checked += 1;
+                if let Some(m) = pattern.find(&body) {
+                    panic!(
+                        "{} holds what looks like a key: {}",
+                        path.display(),
+                        m.as_str()
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} files checked");
+    assert!(pattern.is_match("ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrst"));
+}

@@ -126,6 +126,7 @@ async fn a_reach_aware_run_spends_no_execution_on_a_mutant_no_test_reaches() {
             jobs: 1,
             isolation: Wanted::default(),
             warm: true,
+            pass_env: vec![],
         })
         .unwrap();
         let mut pairs = vec![];

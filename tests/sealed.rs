@@ -267,6 +267,7 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
                 jobs: 2,
                 isolation,
                 warm: false,
+                pass_env: vec![],
             })
             .unwrap();
             let name = exec.describe();

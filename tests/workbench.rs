@@ -60,6 +60,7 @@ fn config() -> RunConfig {
         executor: Default::default(),
         reach: Default::default(),
         operators: Default::default(),
+        pass_env: vec![],
     }
 }
 

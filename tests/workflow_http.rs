@@ -230,3 +230,109 @@ fn full_workflow_over_http_on_every_example() {
         assert!(!stored.contains(KEY), "{name}: the key is never stored");
     }
 }
+
+/// A model-written test that prints its environment and a key it finds in a file of the
+/// repository, then fails: its log goes into the session and, through crossover and
+/// selection, to the model. No key, token or their values may reach the test's environment,
+/// a file evootter writes or a request to the model server; a variable the user names with
+/// `--pass-env` does reach the test. Cold and warm executors both.
+#[test]
+fn no_secret_reaches_a_test_a_stored_file_or_the_model() {
+    const ANTHROPIC: &str = "sk-ant-api03-SECRET-abcdefghijklmnop";
+    const OPENAI: &str = "sk-proj-SECRET-qrstuvwxyz0123456789";
+    const GITHUB: &str = "ghp_SECRETabcdefghijklmnopqrstuvwxyz01";
+    let tiny = Tiny::four();
+    std::fs::write(tiny.repo.join("secret.txt"), format!("{ANTHROPIC}\n")).unwrap();
+    std::fs::write(
+        tiny.cands.join("test_e.py"),
+        "import os, pathlib\n\ndef test_leaks():\n    key = (pathlib.Path(__file__).parent.parent / 'secret.txt').read_text().strip()\n    print('FOUND', key)\n    for k, v in sorted(os.environ.items()):\n        print('ENV', k, '=', v)\n    assert False, key\n",
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Any reply the steps cannot use: selection and crossover fall back to their rules, and
+    // every prompt they would send is still sent.
+    let server = rt.block_on(mock_http::MockServer::start_with(std::sync::Arc::new(
+        |req: &mock_http::Seen, _| {
+            mock_http::scripted::reply(Wire::Anthropic, &req.json(), "no usable answer", 100)
+        },
+    )));
+    for executor in ["cold", "warm"] {
+        let out = tiny.out(executor);
+        let events = tiny.out(&format!("{executor}.jsonl"));
+        let o = tiny
+            .command(executor)
+            .env("ANTHROPIC_API_KEY", ANTHROPIC)
+            .env("OPENAI_API_KEY", OPENAI)
+            .env("GITHUB_TOKEN", GITHUB)
+            .env("EVOOTTER_PASSED", "passed-by-name")
+            .env("XDG_CACHE_HOME", tiny.out("cache"))
+            .args(["--focal", "calc/ops.py::clamp", "--initial-tests"])
+            .arg(&tiny.cands)
+            .args(["--tests", "5", "--llm", "anthropic", "--base-url"])
+            .arg(&server.base_url)
+            .args(["--executor", executor, "--pass-env", "EVOOTTER_PASSED"])
+            .arg("--events")
+            .arg(&events)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{executor}: {}", text(&o));
+        assert!(
+            text(&o).contains("passed by you: EVOOTTER_PASSED"),
+            "{executor}: the header names what was passed: {}",
+            text(&o)
+        );
+        let doc = evootter::engine::SessionDoc::load(&out.join("session.json")).unwrap();
+        let leak = doc
+            .tests
+            .iter()
+            .find(|(_, c)| c.source.contains("def test_leaks"))
+            .map(|(id, _)| id.clone())
+            .unwrap();
+        let log = doc
+            .log(
+                &doc.execution(&leak, &evootter::engine::Target::Old)
+                    .unwrap()
+                    .raw_log,
+            )
+            .to_owned();
+        assert!(log.contains("FOUND [redacted]"), "{executor}: {log}");
+        assert!(log.contains("ENV PATH ="), "{executor}: {log}");
+        assert!(
+            log.contains("ENV EVOOTTER_PASSED = passed-by-name"),
+            "{executor}: {log}"
+        );
+        for name in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"] {
+            assert!(
+                !log.contains(name),
+                "{executor}: {name} reached the test: {log}"
+            );
+        }
+        assert_eq!(doc.config.pass_env, vec!["EVOOTTER_PASSED".to_owned()]);
+
+        let sent: Vec<String> = server.requests().into_iter().map(|r| r.body).collect();
+        assert!(
+            sent.iter().any(|b| b.contains("FOUND [redacted]")),
+            "{executor}: the leaking test's log went to the model, redacted"
+        );
+        let mut written = vec![];
+        for f in [out.join("session.json"), out.join("report.json"), events] {
+            written.push((
+                f.display().to_string(),
+                std::fs::read_to_string(&f).unwrap(),
+            ));
+        }
+        for (what, body) in written
+            .iter()
+            .cloned()
+            .chain(
+                sent.into_iter()
+                    .map(|b| ("a request to the model".to_owned(), b)),
+            )
+            .chain([("evootter's output".to_owned(), text(&o))])
+        {
+            for secret in [ANTHROPIC, OPENAI, GITHUB] {
+                assert!(!body.contains(secret), "{executor}: {what} holds {secret}");
+            }
+        }
+    }
+}

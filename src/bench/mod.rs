@@ -416,21 +416,31 @@ async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<Str
     let ex = match req.backend {
         crate::engine::Backend::Local => {
             let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
-            workbench::build_executor(
-                &repo,
-                &python.path.display().to_string(),
-                &pythonpath,
-                !req.no_sandbox,
-                None,
-                req.executor == crate::engine::ExecutorKind::Warm,
-                1,
-            )
+            workbench::build_executor(workbench::ExecutorSpec {
+                repo: &repo,
+                python: &python.path.display().to_string(),
+                pythonpath: &pythonpath,
+                sandbox: !req.no_sandbox,
+                docker: None,
+                warm: req.executor == crate::engine::ExecutorKind::Warm,
+                jobs: 1,
+                pass_env: &req.pass_env,
+            })
             .await
         }
         crate::engine::Backend::Docker => {
             let d = workbench::docker_settings(req, None).map_err(|e| e.to_string())?;
-            workbench::build_executor(&repo, &d.python, &pythonpath, false, Some(&d), false, 1)
-                .await
+            workbench::build_executor(workbench::ExecutorSpec {
+                repo: &repo,
+                python: &d.python,
+                pythonpath: &pythonpath,
+                sandbox: false,
+                docker: Some(&d),
+                warm: false,
+                jobs: 1,
+                pass_env: &req.pass_env,
+            })
+            .await
         }
     }
     .map_err(|e| e.to_string())?;

@@ -89,6 +89,7 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
             namespaces: true,
         },
         warm: false,
+        pass_env: vec![],
     })?;
     let (f2p, old, new) = evootter::eval::evaluate(
         &executor,

@@ -55,6 +55,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    evootter::secrets::hold_environment();
     if matches!(
         cli.command,
         Command::Show(_) | Command::Mutants(_) | Command::Prompts(_)

@@ -35,7 +35,7 @@ impl Progress {
             let _ = write!(err, "\r\x1b[2K");
             self.live = false;
         }
-        let _ = writeln!(err, "{s}");
+        let _ = writeln!(err, "{}", evootter::secrets::redact(&s));
     }
 
     fn live(&mut self, s: String) {
@@ -50,7 +50,7 @@ impl Progress {
         if let Some(f) = &mut self.events
             && let Ok(j) = serde_json::to_string(&e)
         {
-            let _ = writeln!(f, "{j}");
+            let _ = writeln!(f, "{}", evootter::secrets::redact(&j));
         }
         self.show(e);
     }

@@ -184,6 +184,10 @@ pub struct RunConfig {
     /// choice existed made Table I's pools, and resume with them.
     #[serde(default = "table_i")]
     pub operators: Operators,
+    /// Variables of the user's environment the tests also get (`--pass-env`), by name only:
+    /// their values are read from the environment of each start and never stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
 }
 
 fn table_i() -> Operators {

@@ -109,7 +109,15 @@ impl Engine {
         let rendered = prompts
             .render(kind, &ctx)
             .map_err(|e| llm_err(e.to_string()))?;
-        let req = LlmRequest::single(step, rendered.system, rendered.user, MAX_REPLY_TOKENS);
+        // Logs are redacted as they are made; this covers what else a prompt carries (a log
+        // of a session made before, the issue) on its way to the model and into the record.
+        let redact = |t: String| crate::secrets::redact(&t).into_owned();
+        let req = LlmRequest::single(
+            step,
+            rendered.system.map(redact),
+            redact(rendered.user),
+            MAX_REPLY_TOKENS,
+        );
         let reply = match model.complete(req.clone()).await {
             Ok(r) => r,
             // A script recorded for another run (the user curated the population, say) has no

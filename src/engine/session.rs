@@ -406,7 +406,8 @@ impl SessionDoc {
     }
 
     /// Write atomically: a temp file in the same directory, fsync, rename. A crash mid-write
-    /// leaves the previous document intact.
+    /// leaves the previous document intact. What evootter holds as secret never reaches the
+    /// file (`secrets`): logs are redacted as they are made, this is the last line.
     pub fn save(&mut self, path: &Path) -> Result<(), SessionError> {
         self.updated_unix = now_unix();
         let err = |source| SessionError::Write {
@@ -414,6 +415,7 @@ impl SessionDoc {
             source,
         };
         let json = serde_json::to_vec_pretty(self).map_err(|e| err(std::io::Error::other(e)))?;
+        let json = crate::secrets::redact_bytes(&json);
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
         let dir = dir.unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(err)?;
@@ -494,6 +496,7 @@ pub(crate) mod fixtures {
             executor: Default::default(),
             reach: Default::default(),
             operators: Default::default(),
+            pass_env: vec![],
         }
     }
 

@@ -69,6 +69,9 @@ pub struct DockerConfig {
     /// Run each execution in a fork of a warm interpreter inside the container (`zygote`),
     /// one request over an open stream, instead of a `docker exec` per step.
     pub warm: bool,
+    /// Variables of evootter's environment the tests also get, by name (`--pass-env`), on
+    /// top of the image's own environment. Nothing else of evootter's reaches a container.
+    pub pass_env: Vec<String>,
 }
 
 impl Default for DockerConfig {
@@ -84,6 +87,7 @@ impl Default for DockerConfig {
             memory_bytes: None,
             nano_cpus: None,
             pythonpath: vec![],
+            pass_env: vec![],
             repo: PathBuf::new(),
             warm: false,
         }

@@ -59,6 +59,9 @@ pub struct LocalConfig {
     /// Run each execution in a fork of a warm interpreter per worker (`exec::warm`) instead
     /// of a fresh `python -m pytest`.
     pub warm: bool,
+    /// Variables of evootter's environment the tests also get, by name (`--pass-env`), on
+    /// top of `pytest_run::ALLOWED_ENV`.
+    pub pass_env: Vec<String>,
 }
 
 struct Worker {
@@ -97,6 +100,8 @@ pub struct LocalExecutor {
     python_version: String,
     /// The interpreter's user base (`~/.local`), kept reachable under the run's private HOME.
     user_base: Option<String>,
+    /// What runs take from evootter's environment (`pytest_run::inherited_env`), read once.
+    inherited: Vec<(String, String)>,
     protections: Protections,
     /// How runs are sealed: the protections' choice, or the rescan for the warm executor,
     /// whose interpreter outlives a run and so cannot have a fresh overlay mounted under it.
@@ -235,6 +240,7 @@ impl LocalExecutor {
             pythonpath: cfg.pythonpath,
             python_version,
             user_base,
+            inherited: pytest_run::inherited_env(&cfg.pass_env),
             protections,
             seal,
             warm,
@@ -313,9 +319,8 @@ impl LocalExecutor {
 
     /// The environment every run gets, sandboxed or not, so that both give the same logs.
     fn environment(&self, w: &Worker, traced: &[String], cmd: &mut tokio::process::Command) {
-        for var in pytest_run::REMOVED_ENV {
-            cmd.env_remove(var);
-        }
+        cmd.env_clear();
+        cmd.envs(self.inherited.iter().map(|(k, v)| (k, v)));
         let env = pytest_run::environment(
             &w.dirs(),
             &self.pythonpath,
@@ -577,7 +582,6 @@ impl LocalExecutor {
             python: &self.python,
             script,
             copy: &w.copy,
-            removed_env: pytest_run::REMOVED_ENV,
             env: self.run_env(w, &[]),
             plan,
             stderr: w.zygote_err.clone(),
@@ -588,8 +592,8 @@ impl LocalExecutor {
         .await
     }
 
-    /// The whole environment of a run: evootter's, less what must not leak into runs, plus
-    /// the run's own variables (what `environment` gives a cold run's command).
+    /// The whole environment of a run: what it inherits from evootter's, plus the run's own
+    /// variables (what `environment` gives a cold run's command).
     fn run_env(&self, w: &Worker, traced: &[String]) -> Vec<(String, String)> {
         let set = pytest_run::environment(
             &w.dirs(),
@@ -597,9 +601,8 @@ impl LocalExecutor {
             self.user_base.as_deref(),
             traced,
         );
-        let mut env: std::collections::BTreeMap<String, String> = std::env::vars()
-            .filter(|(k, _)| !pytest_run::REMOVED_ENV.contains(&k.as_str()))
-            .collect();
+        let mut env: std::collections::BTreeMap<String, String> =
+            self.inherited.iter().cloned().collect();
         for (k, v) in set {
             env.insert(k.to_owned(), v);
         }

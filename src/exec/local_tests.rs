@@ -66,6 +66,7 @@ fn executor_with(repo: &Path, jobs: usize, isolation: Wanted) -> LocalExecutor {
         jobs,
         isolation,
         warm: false,
+        pass_env: vec![],
     })
     .unwrap()
 }

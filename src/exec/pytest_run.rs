@@ -23,12 +23,33 @@ pub const TRACE_PLUGIN: &str = "evootter_line_trace.py";
 /// Output beyond this is dropped (a test printing in a loop must not exhaust memory).
 pub const MAX_LOG_BYTES: usize = 8 << 20;
 
-/// Variables of the caller's environment a run must not see. The user's extra pytest options
-/// and forced colours would make logs differ from run to run and machine to machine. pytest
-/// stops truncating assertion explanations when it believes it runs on CI (`CI` or
-/// `BUILD_NUMBER` set), which changes which mutants a log difference reveals: the kill matrix
-/// would depend on where evootter runs. A bytecode prefix elsewhere could serve a stale .pyc
-/// (see `environment`), and XDG directories would lead outside the run's private home.
+/// The variables of evootter's environment a local run inherits: what finds the interpreter
+/// and its libraries (PATH, an activated venv or conda env, pyenv's choice, the dynamic
+/// loader's path) and the user's language. Nothing else: the user's shell holds API keys and
+/// tokens that a model-written test must never see (it may print its environment, and its log
+/// goes into the session and back to the model). `environment` then sets the run's own
+/// variables over these; the user adds more by name with `--pass-env`.
+pub const ALLOWED_ENV: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "USER",
+    "LOGNAME",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "LD_LIBRARY_PATH",
+];
+
+/// Variables of a Docker image's own environment a run must not see (a local run never
+/// inherits them: they are not in `ALLOWED_ENV`). The user's extra pytest options and forced
+/// colours would make logs differ from run to run and machine to machine. pytest stops
+/// truncating assertion explanations when it believes it runs on CI (`CI` or `BUILD_NUMBER`
+/// set), which changes which mutants a log difference reveals: the kill matrix would depend
+/// on where evootter runs. A bytecode prefix elsewhere could serve a stale .pyc (see
+/// `environment`), and XDG directories would lead outside the run's private home.
 pub const REMOVED_ENV: &[&str] = &[
     "PYTEST_ADDOPTS",
     "FORCE_COLOR",
@@ -42,6 +63,27 @@ pub const REMOVED_ENV: &[&str] = &[
     "XDG_STATE_HOME",
     "XDG_RUNTIME_DIR",
 ];
+
+/// The variables a run takes from evootter's own environment: `ALLOWED_ENV` and the ones the
+/// user passed by name (`--pass-env`), with their values now. A name that is not set is left
+/// out (the run sees it unset, as it would be in the user's shell).
+pub fn inherited_env(pass_env: &[String]) -> Vec<(String, String)> {
+    ALLOWED_ENV
+        .iter()
+        .copied()
+        .chain(pass_env.iter().map(String::as_str))
+        .filter_map(|name| Some((name.to_owned(), std::env::var(name).ok()?)))
+        .collect()
+}
+
+/// The values of `--pass-env`'s variables, for a backend that adds them to another base
+/// environment (a Docker image's).
+pub fn passed_env(pass_env: &[String]) -> Vec<(String, String)> {
+    pass_env
+        .iter()
+        .filter_map(|name| Some((name.clone(), std::env::var(name).ok()?)))
+        .collect()
+}
 
 /// Where one worker's runs happen, as the interpreter sees the paths: the working copy pytest
 /// runs in, and the worker's private scratch directory whose `run/` is made fresh every run.
@@ -113,7 +155,8 @@ fn plugin_module() -> String {
     TRACE_PLUGIN.trim_end_matches(".py").to_owned()
 }
 
-/// The variables every run gets (on top of the caller's environment less `REMOVED_ENV`),
+/// The variables every run gets (on top of `inherited_env`, or a Docker image's own less
+/// `REMOVED_ENV`),
 /// sandboxed or not, local or in a container, so that all of them give the same logs.
 /// `pythonpath` is relative to the copy; `user_base` is the interpreter's `site.getuserbase()`,
 /// kept reachable under the run's private HOME; `traced` the files the line tracer watches.
@@ -232,6 +275,12 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
         denied,
         duration,
     } = run;
+    // A test may print a secret it found (a key in a file it was given): the log is stored
+    // and shown to the model, so what evootter holds as secret never enters it.
+    crate::secrets::redact_string(&mut raw_log);
+    if let Some(e) = &mut report.exception {
+        crate::secrets::redact_string(e);
+    }
     refine_with_log(&mut report, &raw_log);
     let outcome = reconcile_exit_code(report.outcome, exit_code);
     // A test that vandalizes its copy, or that the sandbox stopped, shows it wherever its log
@@ -268,6 +317,7 @@ pub fn timeout_result(
     }
     let marker = format!("{TIMEOUT_MARKER} {}s\n", timeout.as_secs_f64());
     raw_log.push_str(&marker);
+    crate::secrets::redact_string(&mut raw_log);
     ExecResult {
         outcome: Outcome::Timeout,
         failure_kind: None,

@@ -41,8 +41,8 @@ pub struct Start<'a> {
     pub python: &'a Path,
     pub script: &'a Path,
     pub copy: &'a Path,
-    /// Variables removed from evootter's environment, and those set, as for a cold run.
-    pub removed_env: &'a [&'a str],
+    /// The whole environment, as a cold run's (`pytest_run::inherited_env` and the run's
+    /// own variables).
     pub env: Vec<(String, String)>,
     pub plan: ChildPlan,
     /// Where the zygote's own stderr goes (its children write to their logs instead).
@@ -198,9 +198,8 @@ impl Zygote {
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
             .process_group(0);
-        for var in s.removed_env {
-            cmd.env_remove(var);
-        }
+        // The zygote's environment is the runs' whole environment, nothing of evootter's.
+        cmd.env_clear();
         cmd.envs(s.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cmd.env("EVOOTTER_ZYGOTE_CLEAN", s.clean.join(":"));
         cmd.env(

@@ -78,6 +78,7 @@ impl ResponseCache {
     pub async fn put(&self, key: &str, reply: &LlmReply) -> std::io::Result<()> {
         let path = self.path(key);
         let bytes = serde_json::to_vec_pretty(reply).map_err(std::io::Error::other)?;
+        let bytes = crate::secrets::redact_bytes(&bytes).into_owned();
         tokio::task::spawn_blocking(move || {
             let dir = path.parent().unwrap_or(Path::new("."));
             std::fs::create_dir_all(dir)?;

@@ -127,6 +127,23 @@ pub enum PairRunError {
     Exec(#[from] exec::ExecError),
 }
 
+/// The header line that says what the tests see of the user's environment.
+fn tests_environment(c: &crate::engine::RunConfig) -> String {
+    let base = match c.docker {
+        Some(_) => "the image's environment".to_owned(),
+        None => format!(
+            "{} from yours",
+            crate::exec::pytest_run::ALLOWED_ENV.join(", ")
+        ),
+    };
+    let passed = if c.pass_env.is_empty() {
+        "no other variable of yours (--pass-env NAME adds one)".to_owned()
+    } else {
+        format!("passed by you: {}", c.pass_env.join(", "))
+    };
+    format!("tests' environment: {base}; {passed}")
+}
+
 /// The executor a session asks for, with `jobs` workers: the local backend, or one
 /// container per worker (`--backend docker`). Shared by every driver and by a batch's scoring
 /// and validation runs.
@@ -135,54 +152,62 @@ pub async fn executor_for(
     jobs: usize,
 ) -> Result<Arc<dyn Executor>, exec::ExecError> {
     let c = &doc.config;
-    build_executor(
-        &doc.inputs.repo,
-        &c.python,
-        &c.pythonpath,
-        c.sandbox,
-        c.docker.as_ref(),
-        c.executor == crate::engine::ExecutorKind::Warm,
+    build_executor(ExecutorSpec {
+        repo: &doc.inputs.repo,
+        python: &c.python,
+        pythonpath: &c.pythonpath,
+        sandbox: c.sandbox,
+        docker: c.docker.as_ref(),
+        warm: c.executor == crate::engine::ExecutorKind::Warm,
         jobs,
-    )
+        pass_env: &c.pass_env,
+    })
     .await
 }
 
+/// What `build_executor` builds: a session's settings, or a batch's for runs that have no
+/// session.
+pub struct ExecutorSpec<'a> {
+    pub repo: &'a std::path::Path,
+    pub python: &'a str,
+    pub pythonpath: &'a [String],
+    pub sandbox: bool,
+    pub docker: Option<&'a crate::engine::DockerSettings>,
+    pub warm: bool,
+    pub jobs: usize,
+    pub pass_env: &'a [String],
+}
+
 /// `executor_for` from its parts, for runs that have no session (a batch's `--validate`).
-pub async fn build_executor(
-    repo: &std::path::Path,
-    python: &str,
-    pythonpath: &[String],
-    sandbox: bool,
-    docker: Option<&crate::engine::DockerSettings>,
-    warm: bool,
-    jobs: usize,
-) -> Result<Arc<dyn Executor>, exec::ExecError> {
-    Ok(match docker {
+pub async fn build_executor(s: ExecutorSpec<'_>) -> Result<Arc<dyn Executor>, exec::ExecError> {
+    Ok(match s.docker {
         None => Arc::new(exec::LocalExecutor::new(exec::LocalConfig {
-            repo: repo.to_path_buf(),
-            python: PathBuf::from(python),
-            pythonpath: pythonpath.to_vec(),
-            jobs,
+            repo: s.repo.to_path_buf(),
+            python: PathBuf::from(s.python),
+            pythonpath: s.pythonpath.to_vec(),
+            jobs: s.jobs,
             isolation: exec::Wanted {
-                sandbox,
+                sandbox: s.sandbox,
                 namespaces: true,
             },
-            warm,
+            warm: s.warm,
+            pass_env: s.pass_env.to_vec(),
         })?),
         Some(d) => Arc::new(
             exec::docker::DockerExecutor::new(exec::docker::DockerConfig {
                 image: d.image.clone(),
                 hosts: d.hosts.clone(),
-                jobs,
+                jobs: s.jobs,
                 workdir: d.workdir.clone(),
                 activate: d.activate.clone(),
                 python: d.python.clone(),
                 network: d.network,
                 memory_bytes: d.memory_bytes,
                 nano_cpus: d.nano_cpus,
-                pythonpath: pythonpath.to_vec(),
-                repo: repo.to_path_buf(),
-                warm,
+                pythonpath: s.pythonpath.to_vec(),
+                repo: s.repo.to_path_buf(),
+                warm: s.warm,
+                pass_env: s.pass_env.to_vec(),
             })
             .await?,
         ),
@@ -221,6 +246,7 @@ impl Workbench {
             out.path().display(),
             executor.describe()
         )];
+        header.push(tests_environment(&doc.config));
         header.extend(doc.notes.iter().map(|n| format!("note: {n}")));
 
         let (tx, events) = mpsc::unbounded_channel();

@@ -286,6 +286,13 @@ pub struct RunRequest {
     /// (comparing strategies then runs each execution once).
     #[arg(long, value_name = "SESSION")]
     pub reuse_executions: Option<PathBuf>,
+    /// A variable of your environment the tests also get (repeatable). By default they get
+    /// only what finds the interpreter (PATH, an active venv or conda env, pyenv's choice,
+    /// LD_LIBRARY_PATH) and your language: never your API keys or tokens, since a
+    /// model-written test may print its environment into a log the model reads. Kept in
+    /// the session by name; the value is read from your environment at every start.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
 }
 
 impl RunRequest {
@@ -516,6 +523,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         .clone()
         .or_else(|| inst.as_ref().and_then(|i| i.test_dir.clone()))
         .unwrap_or_else(|| setup::default_test_dir(&repo));
+    let pass_env = check_pass_env(&a.pass_env, |name| std::env::var_os(name).is_some())?;
     let abs = |p: PathBuf| p.canonicalize().unwrap_or(p);
     let config = RunConfig {
         tests: n,
@@ -550,6 +558,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         executor: a.executor,
         reach: a.mutant_reach,
         operators: a.operators,
+        pass_env,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
@@ -618,6 +627,46 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
             .push(format!("reused {n} executions from {}", path.display()));
     }
     Ok((doc, out))
+}
+
+/// `--pass-env`'s names, checked: each a variable name, set in this environment (a name
+/// that is not set is a typo more often than a wish), and none that evootter reads for the
+/// model: a test must never see the model's key, whatever the user asks.
+fn check_pass_env(
+    names: &[String],
+    is_set: impl Fn(&str) -> bool,
+) -> Result<Vec<String>, RequestError> {
+    let mut out: Vec<String> = vec![];
+    for name in names {
+        ensure!(
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "--pass-env {name:?} is not a variable name; give the name alone (letters, digits, \
+             _), e.g. --pass-env DATABASE_URL, not NAME=value"
+        );
+        ensure!(
+            !is_model_variable(name),
+            "--pass-env {name}: evootter reads {name} for the model, and the model's settings \
+             never reach a test (a test that prints its environment would put the key in its \
+             log, which the model reads); drop the flag"
+        );
+        ensure!(
+            is_set(name),
+            "--pass-env {name}: {name} is not set in this environment; set it (export \
+             {name}=...) or drop the flag"
+        );
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The variables the providers read (`ANTHROPIC_API_KEY`, `OPENAI_BASE_URL`, ...).
+pub fn is_model_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("ANTHROPIC_") || upper.starts_with("OPENAI_")
 }
 
 /// The image a run or a batch row uses: `{id}` in the template stands for the instance id,
@@ -721,6 +770,26 @@ mod docker_option_tests {
             "sweb.eval.pylons_1776_pyramid-1:latest"
         );
         assert_eq!(image_for("python:3.11", "x__y"), "python:3.11");
+    }
+
+    #[test]
+    fn pass_env_names_are_checked() {
+        let set = |n: &str| n != "UNSET_VAR";
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            check_pass_env(&names(&["DATABASE_URL", "X_1", "DATABASE_URL"]), set).unwrap(),
+            names(&["DATABASE_URL", "X_1"])
+        );
+        for (bad, says) in [
+            ("ANTHROPIC_API_KEY", "for the model"),
+            ("openai_api_key", "for the model"),
+            ("A=b", "not a variable name"),
+            ("1X", "not a variable name"),
+            ("UNSET_VAR", "not set in this environment"),
+        ] {
+            let e = check_pass_env(&names(&[bad]), set).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

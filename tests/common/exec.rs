@@ -24,6 +24,7 @@ pub fn executor_with(
         jobs,
         isolation: Wanted::default(),
         warm,
+        pass_env: vec![],
     })
     .unwrap()
 }

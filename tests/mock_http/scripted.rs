@@ -83,7 +83,7 @@ fn error(wire: Wire, message: String) -> Canned {
     }
 }
 
-fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) -> Canned {
+pub fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usize) -> Canned {
     // Token counts as a real tokenizer would roughly give them, so cost accounting has work.
     let (input, output) = (prompt_chars as u64 / 4 + 1, text.len() as u64 / 4 + 1);
     let model = body["model"].as_str().unwrap_or("unknown");

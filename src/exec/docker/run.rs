@@ -365,14 +365,21 @@ impl DockerExecutor {
         Ok(state.zygote.as_mut().expect("started above"))
     }
 
-    /// The environment pytest runs with, over the container's own.
-    fn run_environment(&self, traced: &[String]) -> Vec<(&'static str, String)> {
-        pytest_run::environment(
-            &self.dirs(),
-            &self.cfg.pythonpath,
-            self.user_base.as_deref(),
-            traced,
-        )
+    /// The environment pytest runs with, over the container's own: what the user passed by
+    /// name, then the run's own variables.
+    fn run_environment(&self, traced: &[String]) -> Vec<(String, String)> {
+        let mut env = pytest_run::passed_env(&self.cfg.pass_env);
+        env.extend(
+            pytest_run::environment(
+                &self.dirs(),
+                &self.cfg.pythonpath,
+                self.user_base.as_deref(),
+                traced,
+            )
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v)),
+        );
+        env
     }
 
     /// The exec that follows every run: kill what the test left, print the junit report, the
