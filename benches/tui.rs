@@ -8,10 +8,12 @@
 use evootter::engine::{Engine, Inputs, RunConfig, setup};
 use evootter::exec::scripted::{self, ScriptedExecutor};
 use evootter::exec::{ExecRequest, Outcome};
+use evootter::tui::action::Action;
 use evootter::tui::highlight::Highlighter;
 use evootter::tui::keymap::Keymap;
-use evootter::tui::state::{Action, Screen, State, update};
+use evootter::tui::state::State;
 use evootter::tui::theme::Theme;
+use evootter::tui::update::update;
 use evootter::tui::views::{Ctx, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -146,7 +148,6 @@ fn median_frame(state: &State, frames: usize) -> Duration {
                     hl: &hl,
                     keymap: &keymap,
                     editor: None,
-                    editor_title: "",
                 },
             )
         })
@@ -206,7 +207,7 @@ fn main() {
         kib as f64 / 1024.0,
         json.len() as f64 / (1024.0 * 1024.0)
     );
-    let mut s = State::new(Arc::new(big), true);
+    let mut s = State::new(Arc::new(big), true, 0);
     update(
         &mut s,
         Action::Resize {
@@ -214,11 +215,16 @@ fn main() {
             height: 60,
         },
     );
-    s.screen = Screen::Grid;
+    update(&mut s, Action::Grid);
     // Somewhere in the middle, scrolled.
-    update(&mut s, Action::Move { dx: 300, dy: 30 });
+    for _ in 0..300 {
+        update(&mut s, Action::Right);
+    }
+    for _ in 0..30 {
+        update(&mut s, Action::Down);
+    }
     let big_frame = median_frame(&s, frames);
-    let small = State::new(Arc::new(big_session(8, 20)), true);
+    let small = State::new(Arc::new(big_session(8, 20)), true, 0);
     let mut small = small;
     update(
         &mut small,

@@ -255,7 +255,10 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
     );
     print!("{}", m.diff);
     let (Some(old), Some(run), Some(cell)) = (p.old, p.run, p.cell) else {
-        println!("\n{}", p.why_not_run(doc));
+        println!(
+            "\n{}",
+            p.why_not_run(doc, &evootter::engine::reach::from_disk(doc))
+        );
         return Ok(());
     };
     println!(

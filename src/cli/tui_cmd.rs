@@ -171,7 +171,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
                         .join(" or ")
                 );
             }
-            match evootter::tui::picker::pick(&entries, &looks.theme)? {
+            match evootter::tui::picker::pick(&entries, &looks.theme, &looks.keymap)? {
                 Some(p) => p,
                 None => return Ok(ExitCode::SUCCESS),
             }

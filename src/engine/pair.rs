@@ -80,8 +80,8 @@ impl Pair<'_> {
     }
 
     /// Why the pair has no run: which generations sample the mutant, and which the test was in.
-    pub fn why_not_run(&self, doc: &SessionDoc) -> String {
-        never_ran(doc, &self.test.id, &self.mutant.id)
+    pub fn why_not_run(&self, doc: &SessionDoc, source: super::reach::Source<'_>) -> String {
+        never_ran(doc, &self.test.id, &self.mutant.id, source)
     }
 }
 
@@ -108,7 +108,12 @@ fn generations_words(gens: &[usize]) -> String {
 
 /// Why `test` has no run on `mutant`: which generations' samples hold the mutant and which
 /// generations the test was in, so the user can pick a pair that did run.
-fn never_ran(doc: &SessionDoc, test: &str, mutant: &MutantId) -> String {
+fn never_ran(
+    doc: &SessionDoc,
+    test: &str,
+    mutant: &MutantId,
+    source: super::reach::Source<'_>,
+) -> String {
     let with_test: Vec<usize> = doc
         .generations
         .iter()
@@ -156,7 +161,7 @@ fn never_ran(doc: &SessionDoc, test: &str, mutant: &MutantId) -> String {
                 .iter()
                 .flat_map(|p| p.mutants.iter())
                 .find(|m| m.id == *mutant)
-                .and_then(|m| super::reach::describe(doc, &test.to_owned(), m));
+                .and_then(|m| super::reach::describe(doc, &test.to_owned(), m, source));
             format!(
                 "{mutant_part}: reach-aware sampling leaves out mutants no test of the \
                  population executes on c_old{}",

@@ -51,6 +51,16 @@ pub struct Span {
     pub last: u32,
 }
 
+/// A focal file's `c_old` source by its repository-relative path, if it can be had: read
+/// from the repository ([`from_disk`]), or what a view loaded before drawing.
+pub type Source<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Reads sources from the session's repository (the commands that print, not the TUI, whose
+/// drawing never reads a file).
+pub fn from_disk(doc: &SessionDoc) -> impl Fn(&str) -> Option<String> + '_ {
+    |f| std::fs::read_to_string(doc.inputs.repo.join(f)).ok()
+}
+
 /// Every mutant's span. A replacement's span comes from the mutant itself (its line and the
 /// lines of the text it replaces); only a force-failure mutant needs its file's `c_old`
 /// source (`source(file)`, read once per file) for its function's body. The why-not-killed
@@ -178,12 +188,14 @@ pub fn ranges(lines: &[u32]) -> String {
 
 /// Whether `test` executes `mutant`'s lines on `c_old`, as far as its traced baseline says,
 /// in a sentence; `None` when the baseline was not traced.
-pub fn describe(doc: &SessionDoc, test: &TestId, mutant: &Mutant) -> Option<String> {
+pub fn describe(
+    doc: &SessionDoc,
+    test: &TestId,
+    mutant: &Mutant,
+    source: Source<'_>,
+) -> Option<String> {
     let lines = test_lines(doc, test)?;
-    let span = spans([mutant], |f| {
-        std::fs::read_to_string(doc.inputs.repo.join(f)).ok()
-    })
-    .remove(&mutant.id)?;
+    let span = spans([mutant], source).remove(&mutant.id)?;
     let at = if span.first == span.last {
         format!("line {}", span.first)
     } else {

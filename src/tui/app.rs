@@ -1,14 +1,18 @@
-//! The TUI's loop: terminal in, workbench events and snapshots in, keys turned into actions
-//! through the keymap, the reducer's effects carried out, a frame drawn when anything changed.
-//! Input is read on a thread of its own (crossterm's blocking read), so the loop never blocks
-//! on the terminal or on the engine.
+//! The TUI's loop: everything that happens becomes an `Action` for the reducer (keys through
+//! the keymap, terminal events, workbench events and snapshots, finished effects), and the
+//! reducer's effects are carried out here and nowhere else. A frame is drawn when anything
+//! changed. Input is read on a thread of its own (crossterm's blocking read), so the loop
+//! never blocks on the terminal or on the engine. Besides the terminal, this loop owns one
+//! widget's state: the editor's text, which reaches the reducer when it is saved.
 
+use super::action::{Action, Effect, Rerun};
 use super::highlight::Highlighter;
-use super::keymap::{KeyAction, KeyContext, Keymap};
-use super::state::{Action, Effect, Screen, State, update};
+use super::keymap::Keymap;
+use super::state::State;
 use super::theme::Theme;
+use super::update::{self, Store};
 use super::views::{self, Ctx};
-use crate::engine::{ActRequest, SessionDoc};
+use crate::engine::SessionDoc;
 use crate::workbench::{Command, Finished, PairRunner, Workbench};
 use ratatui::crossterm::event::{
     self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseEventKind,
@@ -23,22 +27,6 @@ use tokio::sync::mpsc;
 pub enum Source {
     Live(Box<Workbench>),
     ReadOnly(Arc<SessionDoc>),
-}
-
-/// The text area and what it is for.
-struct Editor {
-    area: ratatui_textarea::TextArea<'static>,
-    purpose: Purpose,
-    title: String,
-}
-
-enum Purpose {
-    /// An edit of this test.
-    Edit(String),
-    /// A new test, under this file name.
-    Add(String),
-    /// The path of a test file to add (one line).
-    Path,
 }
 
 pub struct Looks {
@@ -106,23 +94,46 @@ async fn run_in(
     };
     let mut snapshots = wb.as_ref().map(|w| w.snapshots());
     let runner: Option<PairRunner> = wb.as_ref().map(|w| w.pair_runner());
-    let mut state = State::new(doc, read_only);
+    let mut store = Store::new(State::new(doc, read_only, views::help_len(&looks.keymap)));
+    // EVOOTTER_RECORD_ACTIONS=FILE: every action, one JSON line each, to replay what
+    // happened through the reducer alone.
+    let mut record = std::env::var_os("EVOOTTER_RECORD_ACTIONS").and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    if let Some(f) = record.as_mut()
+        && let Ok(j) = serde_json::to_string(&Action::Snapshot {
+            doc: store.state().doc.clone(),
+        })
+    {
+        // The document the state starts from, so that a recording replays on its own.
+        let _ = writeln!(f, "{j}");
+    }
+    let mut dispatch = |store: &mut Store, a: Action| {
+        if let Some(f) = record.as_mut()
+            && let Ok(j) = serde_json::to_string(&a)
+        {
+            let _ = writeln!(f, "{j}");
+        }
+        store.dispatch(a)
+    };
     let size = terminal.size()?;
-    update(
-        &mut state,
+    let mut effects = dispatch(
+        &mut store,
         Action::Resize {
             width: size.width,
             height: size.height,
         },
     );
-    if state.doc.generations.is_empty() {
-        state.screen = Screen::Timeline;
-    }
     let stop = Arc::new(AtomicBool::new(false));
     let mut input = input_thread(stop.clone());
-    let (rerun_tx, mut rerun_rx) = mpsc::unbounded_channel::<(String, String, String)>();
+    // What finished effects answer, back into the loop as actions.
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Action>();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut editor: Option<Editor> = None;
+    let mut editor: Option<ratatui_textarea::TextArea<'static>> = None;
     let mut events_open = wb.is_some();
     let mut dirty = true;
     // EVOOTTER_TRACE_FRAMES=FILE: for each key, the microseconds from reading it to the end
@@ -136,15 +147,73 @@ async fn run_in(
     });
     let mut key_at: Option<Instant> = None;
     loop {
+        for fx in std::mem::take(&mut effects) {
+            match fx {
+                Effect::Send(c) => {
+                    if let Some(w) = &wb {
+                        w.send(c);
+                    }
+                }
+                Effect::OpenEditor { text } => editor = Some(text_area(&text)),
+                Effect::CloseEditor => editor = None,
+                Effect::ReadFile { path } => {
+                    let tx = done_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let result = std::fs::read_to_string(&path).map_err(|e| e.to_string());
+                        let _ = tx.send(Action::FileRead { path, result });
+                    });
+                }
+                Effect::ReadSources { repo, files } => {
+                    let tx = done_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let sources = files
+                            .into_iter()
+                            .filter_map(|f| {
+                                let text = std::fs::read_to_string(repo.join(&f)).ok()?;
+                                Some((f, text))
+                            })
+                            .collect();
+                        let _ = tx.send(Action::SourcesRead { sources });
+                    });
+                }
+                Effect::RunPair { test, mutant, file } => {
+                    let tx = done_tx.clone();
+                    match runner.clone() {
+                        Some(r) => {
+                            tokio::spawn(async move {
+                                let result = match r.run(&test, &mutant, true).await {
+                                    Ok(p) => Ok(rerun_of(&p, &file)),
+                                    Err(e) => Err(e.to_string()),
+                                };
+                                let _ = tx.send(Action::PairRan {
+                                    test,
+                                    mutant,
+                                    result,
+                                });
+                            });
+                        }
+                        None => {
+                            let _ = tx.send(Action::PairRan {
+                                test,
+                                mutant,
+                                result: Err("no workbench behind this view".into()),
+                            });
+                        }
+                    }
+                }
+                Effect::Quit => {}
+            }
+            dirty = true;
+        }
         if dirty {
+            let state = store.state();
             terminal.draw(|f| {
                 let ctx = Ctx {
-                    state: &state,
+                    state,
                     theme: &looks.theme,
                     hl: &looks.highlighter,
                     keymap: &looks.keymap,
-                    editor: editor.as_ref().map(|e| &e.area),
-                    editor_title: editor.as_ref().map_or("", |e| e.title.as_str()),
+                    editor: editor.as_ref(),
                 };
                 views::draw(f, &ctx);
             })?;
@@ -153,39 +222,37 @@ async fn run_in(
                 let _ = writeln!(f, "{}", t0.elapsed().as_micros());
             }
         }
-        if state.quit {
+        if store.state().quit {
             break;
         }
-        let mut effects = vec![];
         tokio::select! {
             e = input.recv() => {
                 let Some((at, e)) = e else { break };
                 if matches!(e, TermEvent::Key(_)) {
                     key_at.get_or_insert(at);
                 }
-                effects = on_terminal(&mut state, &looks.keymap, &mut editor, e);
+                if let Some(a) = action_of(store.state(), &looks.keymap, &mut editor, e) {
+                    effects = dispatch(&mut store, a);
+                }
                 dirty = true;
             }
             e = async { wb.as_mut().unwrap().next_event().await }, if events_open => {
                 match e {
                     Some(e) => {
-                        effects = update(&mut state, Action::Event { event: Box::new(e) });
+                        effects = dispatch(&mut store, Action::Event { event: Box::new(e) });
                         // Coalesce a burst of events (executions finishing) into one frame.
                         if let Some(w) = wb.as_mut() {
                             while let Ok(Some(e)) = tokio::time::timeout(
                                 std::time::Duration::ZERO,
                                 w.next_event(),
                             ).await {
-                                effects.extend(update(&mut state, Action::Event { event: Box::new(e) }));
+                                effects.extend(dispatch(&mut store, Action::Event { event: Box::new(e) }));
                             }
                         }
                     }
                     None => {
-                        // The workbench's task ended (the run is done): look, but nothing
-                        // more can run.
                         events_open = false;
-                        state.read_only = true;
-                        state.busy = false;
+                        effects = dispatch(&mut store, Action::WorkbenchEnded {});
                     }
                 }
                 dirty = true;
@@ -194,62 +261,18 @@ async fn run_in(
                 match changed {
                     Ok(()) => {
                         let doc = snapshots.as_mut().unwrap().borrow_and_update().clone();
-                        state.set_doc(doc);
+                        effects = dispatch(&mut store, Action::Snapshot { doc });
                     }
                     Err(_) => snapshots = None,
                 }
                 dirty = true;
             }
-            r = rerun_rx.recv() => {
-                if let Some((t, m, text)) = r {
-                    state.rerun = Some((t, m, text));
-                    dirty = true;
-                }
+            Some(a) = done_rx.recv() => {
+                effects = dispatch(&mut store, a);
+                dirty = true;
             }
             _ = term.recv() => {
-                effects.push(Effect::Quit);
-                state.quit = true;
-            }
-        }
-        for fx in effects {
-            match fx {
-                Effect::Send(c) => {
-                    if let Some(w) = &wb {
-                        w.send(c);
-                    }
-                }
-                Effect::OpenEditor { test, text } => {
-                    let (purpose, title) = match test {
-                        Some(t) => (Purpose::Edit(t.clone()), format!("edit {t}")),
-                        None => (
-                            Purpose::Add(format!("test_yours_{}.py", state.doc.tests.len() + 1)),
-                            "your own test".to_string(),
-                        ),
-                    };
-                    editor = Some(open_editor(&text, purpose, title));
-                }
-                Effect::AskPath => {
-                    editor = Some(open_editor(
-                        "",
-                        Purpose::Path,
-                        "the path of a test file to add, then Ctrl-s".into(),
-                    ));
-                }
-                Effect::RunPair { test, mutant } => {
-                    if let Some(r) = runner.clone() {
-                        let tx = rerun_tx.clone();
-                        state.rerun = Some((test.clone(), mutant.clone(), "running...".into()));
-                        let doc = state.doc.clone();
-                        tokio::spawn(async move {
-                            let text = match r.run(&test, &mutant, true).await {
-                                Ok(p) => super::why::rerun_text(&doc, &mutant, &p),
-                                Err(e) => format!("could not run it: {e}"),
-                            };
-                            let _ = tx.send((test, mutant, text));
-                        });
-                    }
-                }
-                Effect::Quit => state.quit = true,
+                effects = dispatch(&mut store, Action::Quit);
             }
         }
     }
@@ -267,174 +290,84 @@ async fn run_in(
     }
 }
 
-fn open_editor(text: &str, purpose: Purpose, title: String) -> Editor {
+/// What the Why screen needs of a traced pair run: outcomes, verdict, and the lines of the
+/// mutated file that ran on each side.
+fn rerun_of(p: &crate::workbench::PairRun, file: &str) -> Rerun {
+    let lines = (|| {
+        Some((
+            p.old.lines_of(file)?.to_vec(),
+            p.mutant.lines_of(file)?.to_vec(),
+        ))
+    })();
+    Rerun {
+        old: p.old.outcome,
+        mutant: p.mutant.outcome,
+        cell: p.cell,
+        lines,
+    }
+}
+
+fn text_area(text: &str) -> ratatui_textarea::TextArea<'static> {
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut area = ratatui_textarea::TextArea::new(lines);
     area.set_cursor_line_style(ratatui::style::Style::default());
-    Editor {
-        area,
-        purpose,
-        title,
-    }
+    area
 }
 
-fn context(s: &State) -> KeyContext {
-    views::key_context(s.screen)
-}
-
-/// A key's meaning on the current screen.
-pub fn action_of(k: KeyAction, screen: Screen) -> Option<Action> {
-    Some(match k {
-        KeyAction::Help => Action::ToggleHelp,
-        KeyAction::Quit => Action::Quit,
-        KeyAction::Step => Action::Step,
-        KeyAction::RunToGate => Action::RunToGate,
-        KeyAction::NextScreen => Action::NextScreen,
-        KeyAction::PrevScreen => Action::PrevScreen,
-        KeyAction::Left => Action::Move { dx: -1, dy: 0 },
-        KeyAction::Right => Action::Move { dx: 1, dy: 0 },
-        KeyAction::Up => Action::Move { dx: 0, dy: -1 },
-        KeyAction::Down => Action::Move { dx: 0, dy: 1 },
-        KeyAction::Open if screen == Screen::Why => return None,
-        KeyAction::Open => Action::Open,
-        KeyAction::Back => Action::Back,
-        KeyAction::Veto => Action::Veto,
-        KeyAction::Edit => Action::Edit,
-        KeyAction::Add => Action::Add,
-        KeyAction::AddFile => Action::AddFile,
-        KeyAction::Pin => Action::Pin,
-        KeyAction::Undo => Action::Undo,
-        KeyAction::Continue => Action::Continue,
-        KeyAction::Transcript => Action::Transcript,
-        KeyAction::WhyNotKilled => Action::WhyNotKilled,
-        KeyAction::First => Action::First,
-        KeyAction::Last => Action::Last,
-        KeyAction::PageUp => Action::Page { down: false },
-        KeyAction::PageDown => Action::Page { down: true },
-        KeyAction::NextHunk => Action::NextHunk,
-        KeyAction::PrevHunk => Action::PrevHunk,
-        KeyAction::SortRows => Action::SortRows,
-        KeyAction::FilterColumns => Action::FilterColumns,
-        KeyAction::ToggleRaw => Action::ToggleRaw,
-        KeyAction::ToggleSideBySide => Action::ToggleSideBySide,
-        KeyAction::Screen1 => Action::Go {
-            screen: Screen::ALL[0],
-        },
-        KeyAction::Screen2 => Action::Go {
-            screen: Screen::ALL[1],
-        },
-        KeyAction::Screen3 => Action::Go {
-            screen: Screen::ALL[2],
-        },
-        KeyAction::Screen4 => Action::Go {
-            screen: Screen::ALL[3],
-        },
-        KeyAction::Screen5 => Action::Go {
-            screen: Screen::ALL[4],
-        },
-        KeyAction::Screen6 => Action::Go {
-            screen: Screen::ALL[5],
-        },
-        KeyAction::Save | KeyAction::Cancel => return None,
-    })
-}
-
-fn on_terminal(
-    s: &mut State,
+/// The action a terminal event means, if any. Keys go through the keymap in the state's
+/// context; while the editor is open, its own keys save (with the text) or cancel, and every
+/// other key edits the text.
+fn action_of(
+    s: &State,
     keymap: &Keymap,
-    editor: &mut Option<Editor>,
+    editor: &mut Option<ratatui_textarea::TextArea<'static>>,
     e: TermEvent,
-) -> Vec<Effect> {
+) -> Option<Action> {
     match e {
-        TermEvent::Key(k) => on_key(s, keymap, editor, k),
-        TermEvent::Resize(width, height) => update(s, Action::Resize { width, height }),
+        TermEvent::Key(k) => key_action(s, keymap, editor, k),
+        TermEvent::Resize(width, height) => Some(Action::Resize { width, height }),
         TermEvent::Mouse(m) if editor.is_none() => match m.kind {
-            MouseEventKind::ScrollDown => update(s, Action::Move { dx: 0, dy: 3 }),
-            MouseEventKind::ScrollUp => update(s, Action::Move { dx: 0, dy: -3 }),
-            MouseEventKind::Down(_) if s.screen == Screen::Grid => {
-                if let Some((row, col)) = views::grid_cell_at(s, m.column, m.row) {
-                    s.row = row;
-                    s.col = col;
-                }
-                vec![]
-            }
-            _ => vec![],
+            MouseEventKind::ScrollDown => Some(Action::Scroll {
+                lines: update::WHEEL_LINES,
+            }),
+            MouseEventKind::ScrollUp => Some(Action::Scroll {
+                lines: -update::WHEEL_LINES,
+            }),
+            MouseEventKind::Down(_) => Some(Action::Click {
+                column: m.column,
+                row: m.row,
+            }),
+            _ => None,
         },
-        _ => vec![],
+        _ => None,
     }
 }
 
-fn on_key(s: &mut State, keymap: &Keymap, editor: &mut Option<Editor>, k: KeyEvent) -> Vec<Effect> {
+fn key_action(
+    s: &State,
+    keymap: &Keymap,
+    editor: &mut Option<ratatui_textarea::TextArea<'static>>,
+    k: KeyEvent,
+) -> Option<Action> {
     if k.kind == event::KeyEventKind::Release {
-        return vec![];
+        return None;
     }
-    // Ctrl-C in raw mode is a key, not a signal: it quits (and saves) like `q`.
+    // Ctrl-C in raw mode is a key, not a signal: it quits (and saves) like `q`, everywhere.
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
-        return update(s, Action::Quit);
+        return Some(Action::Quit);
     }
-    if let Some(ed) = editor {
-        match keymap.action(KeyContext::Editor, &k) {
-            Some(KeyAction::Save) => {
-                let text = ed.area.lines().join("\n");
-                let req = match &ed.purpose {
-                    Purpose::Edit(test) => ActRequest::Edit {
-                        test: test.clone(),
-                        source: text + "\n",
-                    },
-                    Purpose::Add(name) => ActRequest::Add {
-                        name: name.clone(),
-                        source: text + "\n",
-                    },
-                    Purpose::Path => {
-                        // The file's text goes into the editor, to be read before it is added.
-                        let path = std::path::PathBuf::from(text.trim());
-                        match std::fs::read_to_string(&path) {
-                            Ok(source) => {
-                                let name = path.file_name().map_or("test_yours.py".into(), |n| {
-                                    n.to_string_lossy().into_owned()
-                                });
-                                *editor = Some(open_editor(
-                                    &source,
-                                    Purpose::Add(name.clone()),
-                                    format!("add {name}"),
-                                ));
-                            }
-                            Err(e) => {
-                                *editor = None;
-                                s.messages
-                                    .push(format!("cannot read {}: {e}", path.display()));
-                            }
-                        }
-                        return vec![];
-                    }
-                };
-                *editor = None;
-                return vec![Effect::Send(Command::Act(req))];
-            }
-            Some(KeyAction::Cancel) | Some(KeyAction::Back) => {
-                *editor = None;
-                return vec![];
-            }
+    let action = keymap.action(update::key_context(s), &k);
+    if let Some(area) = editor {
+        return match action {
+            Some(Action::Save) => Some(Action::EditorSaved {
+                source: area.lines().join("\n"),
+            }),
+            Some(Action::Cancel | Action::Back) => Some(Action::EditorCancelled {}),
             _ => {
-                ed.area.input(k);
-                return vec![];
+                area.input(k);
+                None
             }
-        }
-    }
-    let Some(ka) = keymap.action(context(s), &k) else {
-        return vec![];
-    };
-    if s.screen == Screen::Why && ka == KeyAction::Open {
-        return match s.selected_pair() {
-            Some((test, mutant)) if !s.read_only => vec![Effect::RunPair { test, mutant }],
-            _ => vec![],
         };
     }
-    if ka == KeyAction::Help {
-        s.help_len = views::help_len(keymap);
-    }
-    match action_of(ka, s.screen) {
-        Some(a) => update(s, a),
-        None => vec![],
-    }
+    action
 }

@@ -12,12 +12,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::Widget;
 
-/// Width of the frozen row header: `t12 F  5 `.
-pub const ROW_HEADER: u16 = 12;
-/// Lines above the cells: hundreds, tens and units of the column number, and the kind.
-pub const COL_HEADER: u16 = 4;
-/// Each cell is a glyph and a space.
-pub const CELL_WIDTH: u16 = 2;
+use super::state::{
+    GRID_CELL_WIDTH as CELL_WIDTH, GRID_COL_HEADER as COL_HEADER, GRID_ROW_HEADER as ROW_HEADER,
+};
 
 pub struct GridWidget<'a> {
     pub state: &'a State,

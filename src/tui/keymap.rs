@@ -1,4 +1,6 @@
-//! Key bindings for the TUI: which key means which [`KeyAction`] in which [`KeyContext`].
+//! Key bindings for the TUI: which key means which [`Action`] in which [`KeyContext`]. A
+//! binding names the action by its serde name (`run_to_gate`), so the reducer's own type is
+//! the keymap's vocabulary: there is no second list of what keys can do.
 //!
 //! The defaults are the repository's `keymaps/default.toml`, compiled in; the format is
 //! described at the top of it. A user's `<config dir>/keymap.toml` is merged over them: a
@@ -10,173 +12,19 @@
 //! then the global ones, except in the editor and the picker: there keys type text, so only
 //! their own bindings apply.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::action::Action;
 use super::theme::toml_place::{Place, describe, entries_in_order, read_if_present, syntax_error};
 
 const DEFAULT_KEYMAP: &str =
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/keymaps/default.toml"));
 const DEFAULT_FILE: &str = "keymaps/default.toml (built in)";
-
-/// Something a key can ask the TUI to do. The snake_case name is the key in a keymap file.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, serde::Serialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum KeyAction {
-    Help,
-    Quit,
-    Step,
-    RunToGate,
-    NextScreen,
-    PrevScreen,
-    Left,
-    Down,
-    Up,
-    Right,
-    Open,
-    Back,
-    Veto,
-    Edit,
-    Add,
-    AddFile,
-    Pin,
-    Undo,
-    Continue,
-    Transcript,
-    WhyNotKilled,
-    First,
-    Last,
-    PageUp,
-    PageDown,
-    NextHunk,
-    PrevHunk,
-    SortRows,
-    FilterColumns,
-    ToggleRaw,
-    ToggleSideBySide,
-    Screen1,
-    Screen2,
-    Screen3,
-    Screen4,
-    Screen5,
-    Screen6,
-    Save,
-    Cancel,
-}
-
-impl KeyAction {
-    pub const ALL: &'static [KeyAction] = &[
-        KeyAction::Help,
-        KeyAction::Quit,
-        KeyAction::Step,
-        KeyAction::RunToGate,
-        KeyAction::NextScreen,
-        KeyAction::PrevScreen,
-        KeyAction::Left,
-        KeyAction::Down,
-        KeyAction::Up,
-        KeyAction::Right,
-        KeyAction::Open,
-        KeyAction::Back,
-        KeyAction::Veto,
-        KeyAction::Edit,
-        KeyAction::Add,
-        KeyAction::AddFile,
-        KeyAction::Pin,
-        KeyAction::Undo,
-        KeyAction::Continue,
-        KeyAction::Transcript,
-        KeyAction::WhyNotKilled,
-        KeyAction::First,
-        KeyAction::Last,
-        KeyAction::PageUp,
-        KeyAction::PageDown,
-        KeyAction::NextHunk,
-        KeyAction::PrevHunk,
-        KeyAction::SortRows,
-        KeyAction::FilterColumns,
-        KeyAction::ToggleRaw,
-        KeyAction::ToggleSideBySide,
-        KeyAction::Screen1,
-        KeyAction::Screen2,
-        KeyAction::Screen3,
-        KeyAction::Screen4,
-        KeyAction::Screen5,
-        KeyAction::Screen6,
-        KeyAction::Save,
-        KeyAction::Cancel,
-    ];
-
-    /// The key in a keymap file (the serde name).
-    pub fn name(self) -> &'static str {
-        self.names().0
-    }
-
-    /// What the action does, for the help overlay.
-    pub fn description(self) -> &'static str {
-        self.names().1
-    }
-
-    fn names(self) -> (&'static str, &'static str) {
-        match self {
-            KeyAction::Help => ("help", "show the keys"),
-            KeyAction::Quit => ("quit", "quit"),
-            KeyAction::Step => ("step", "next engine step"),
-            KeyAction::RunToGate => ("run_to_gate", "run until the next gate"),
-            KeyAction::NextScreen => ("next_screen", "next screen"),
-            KeyAction::PrevScreen => ("prev_screen", "previous screen"),
-            KeyAction::Left => ("left", "move left"),
-            KeyAction::Down => ("down", "move down"),
-            KeyAction::Up => ("up", "move up"),
-            KeyAction::Right => ("right", "move right"),
-            KeyAction::Open => ("open", "open"),
-            KeyAction::Back => ("back", "back"),
-            KeyAction::Veto => ("veto", "veto the test"),
-            KeyAction::Edit => ("edit", "edit the test"),
-            KeyAction::Add => ("add", "add a test"),
-            KeyAction::AddFile => ("add_file", "add a test from a file"),
-            KeyAction::Pin => ("pin", "pin the test"),
-            KeyAction::Undo => ("undo", "undo the last act"),
-            KeyAction::Continue => ("continue", "continue past the gate"),
-            KeyAction::Transcript => ("transcript", "model transcript"),
-            KeyAction::WhyNotKilled => ("why_not_killed", "why this mutant is not killed"),
-            KeyAction::First => ("first", "first"),
-            KeyAction::Last => ("last", "last"),
-            KeyAction::PageUp => ("page_up", "page up"),
-            KeyAction::PageDown => ("page_down", "page down"),
-            KeyAction::NextHunk => ("next_hunk", "next hunk"),
-            KeyAction::PrevHunk => ("prev_hunk", "previous hunk"),
-            KeyAction::SortRows => ("sort_rows", "sort rows by fitness"),
-            KeyAction::FilterColumns => ("filter_columns", "cycle the column filter"),
-            KeyAction::ToggleRaw => ("toggle_raw", "normalized or raw log"),
-            KeyAction::ToggleSideBySide => ("toggle_side_by_side", "unified or side-by-side diff"),
-            KeyAction::Screen1 => ("screen1", "screen 1"),
-            KeyAction::Screen2 => ("screen2", "screen 2"),
-            KeyAction::Screen3 => ("screen3", "screen 3"),
-            KeyAction::Screen4 => ("screen4", "screen 4"),
-            KeyAction::Screen5 => ("screen5", "screen 5"),
-            KeyAction::Screen6 => ("screen6", "screen 6"),
-            KeyAction::Save => ("save", "save"),
-            KeyAction::Cancel => ("cancel", "cancel"),
-        }
-    }
-
-    fn from_name(name: &str) -> Option<KeyAction> {
-        KeyAction::ALL.iter().copied().find(|a| a.name() == name)
-    }
-}
-
-impl std::fmt::Display for KeyAction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Where a binding applies: everywhere, on one screen, or in one widget. The snake_case name is
 /// the table in a keymap file.
@@ -284,7 +132,7 @@ pub enum KeymapError {
         line: usize,
         column: usize,
         context: KeyContext,
-        action: KeyAction,
+        action: String,
         key: String,
         problem: String,
     },
@@ -294,7 +142,7 @@ pub enum KeymapError {
         line: usize,
         column: usize,
         context: KeyContext,
-        action: KeyAction,
+        action: String,
         problem: String,
     },
     #[error(
@@ -305,9 +153,9 @@ pub enum KeymapError {
         line: usize,
         column: usize,
         context: KeyContext,
-        action: KeyAction,
+        action: String,
         key: String,
-        other: KeyAction,
+        other: String,
         other_line: usize,
     },
 }
@@ -462,18 +310,36 @@ impl Key {
 /// Every binding, and the reverse index a lookup uses.
 #[derive(Debug, Clone)]
 pub struct Keymap {
-    bindings: BTreeMap<(KeyContext, KeyAction), Vec<Key>>,
-    lookup: HashMap<(KeyContext, Key), KeyAction>,
+    /// In a stable order: contexts in declaration order, and in each the actions as the
+    /// default file lists them, then the ones only the user's file binds.
+    bindings: Vec<Binding>,
+    lookup: HashMap<(KeyContext, Key), usize>,
+}
+
+/// One `action = keys` line of a file.
+#[derive(Debug, Clone)]
+struct Binding {
+    context: KeyContext,
+    /// The action's serde name, as written.
+    name: String,
+    action: Action,
+    keys: Vec<Key>,
+}
+
+/// A binding as the help and the footer show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    pub context: KeyContext,
+    pub name: String,
+    pub action: Action,
+    pub keys: Vec<String>,
 }
 
 impl Keymap {
     /// The defaults, with `override_file` merged over them when it exists (most people never
     /// write one, so a missing file is not an error; one that does not parse is).
     pub fn load(override_file: Option<&Path>) -> Result<Keymap, KeymapError> {
-        let mut bindings = BTreeMap::new();
-        for b in parse(DEFAULT_KEYMAP, DEFAULT_FILE)? {
-            bindings.insert((b.context, b.action), b.keys);
-        }
+        let mut bindings: Vec<Binding> = parse(DEFAULT_KEYMAP, DEFAULT_FILE)?;
         if let Some(path) = override_file {
             let text = read_if_present(path).map_err(|source| KeymapError::Read {
                 path: path.to_path_buf(),
@@ -481,19 +347,26 @@ impl Keymap {
             })?;
             if let Some(text) = text {
                 for b in parse(&text, &path.display().to_string())? {
-                    for ((context, _), keys) in bindings.iter_mut() {
-                        if *context == b.context {
-                            keys.retain(|k| !b.keys.contains(k));
-                        }
+                    for other in bindings.iter_mut().filter(|o| o.context == b.context) {
+                        other.keys.retain(|k| !b.keys.contains(k));
                     }
-                    bindings.insert((b.context, b.action), b.keys);
+                    match bindings
+                        .iter_mut()
+                        .find(|o| o.context == b.context && o.name == b.name)
+                    {
+                        Some(o) => o.keys = b.keys,
+                        None => bindings.push(b),
+                    }
                 }
             }
         }
-        bindings.retain(|_, keys| !keys.is_empty());
+        bindings.retain(|b| !b.keys.is_empty());
+        // Stable: within a context the file's order stays.
+        bindings.sort_by_key(|b| b.context);
         let lookup = bindings
             .iter()
-            .flat_map(|(&(ctx, action), keys)| keys.iter().map(move |&k| ((ctx, k), action)))
+            .enumerate()
+            .flat_map(|(i, b)| b.keys.iter().map(move |&k| ((b.context, k), i)))
             .collect();
         Ok(Keymap { bindings, lookup })
     }
@@ -506,54 +379,86 @@ impl Keymap {
 
     /// What `ev` asks for in `ctx`: the context's binding, else (outside the editor and the
     /// picker) the global one.
-    pub fn action(&self, ctx: KeyContext, ev: &KeyEvent) -> Option<KeyAction> {
+    pub fn action(&self, ctx: KeyContext, ev: &KeyEvent) -> Option<Action> {
         let key = Key::from_event(ev)?;
-        self.lookup.get(&(ctx, key)).copied().or_else(|| {
+        let i = self.lookup.get(&(ctx, key)).copied().or_else(|| {
             ctx.falls_back_to_global()
                 .then(|| self.lookup.get(&(KeyContext::Global, key)).copied())
                 .flatten()
-        })
+        })?;
+        Some(self.bindings[i].action.clone())
     }
 
-    /// The keys bound to `action` in `ctx` (or globally), as shown to people: `q`, `Shift-Tab`,
-    /// `Ctrl-d`. A global key that `ctx` binds to something else is left out: it does not do
-    /// `action` there.
-    pub fn keys(&self, ctx: KeyContext, action: KeyAction) -> Vec<String> {
-        let mut keys: Vec<Key> = self
+    /// The keys that do `action` (by name) in `ctx` (or globally), as shown to people: `q`,
+    /// `Shift-Tab`, `Ctrl-d`. A global key that `ctx` binds to something else is left out:
+    /// it does not do `action` there.
+    pub fn keys(&self, ctx: KeyContext, action: &str) -> Vec<String> {
+        self.offered(ctx)
+            .into_iter()
+            .find(|s| s.name == action)
+            .map(|s| s.keys)
+            .unwrap_or_default()
+    }
+
+    /// What keys do in `ctx`: the context's own bindings first, then (outside the editor and
+    /// the picker) the global ones it does not take over, each with the keys that do it
+    /// there. The footer offers these.
+    pub fn offered(&self, ctx: KeyContext) -> Vec<Shown> {
+        let own = self.bindings.iter().filter(|b| b.context == ctx);
+        let global = self
             .bindings
-            .get(&(ctx, action))
-            .cloned()
-            .unwrap_or_default();
-        if ctx.falls_back_to_global() {
-            for &k in self
-                .bindings
-                .get(&(KeyContext::Global, action))
-                .into_iter()
-                .flatten()
-            {
-                if !self.lookup.contains_key(&(ctx, k)) && !keys.contains(&k) {
-                    keys.push(k);
-                }
+            .iter()
+            .filter(|b| ctx.falls_back_to_global() && b.context == KeyContext::Global);
+        let mut out: Vec<Shown> = vec![];
+        for b in own.chain(global) {
+            let keys: Vec<String> = b
+                .keys
+                .iter()
+                .filter(|&&k| b.context == ctx || !self.lookup.contains_key(&(ctx, k)))
+                .map(|k| k.display())
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            match out.iter_mut().find(|s| s.name == b.name) {
+                Some(s) => s.keys.extend(keys),
+                None => out.push(Shown {
+                    context: ctx,
+                    name: b.name.clone(),
+                    action: b.action.clone(),
+                    keys,
+                }),
             }
         }
-        keys.into_iter().map(Key::display).collect()
+        out
     }
 
-    /// Every (context, action, keys) binding, for the help overlay, in a stable order: contexts
-    /// and actions in declaration order, keys as written.
-    pub fn bindings(&self) -> Vec<(KeyContext, KeyAction, Vec<String>)> {
+    /// Every binding, for the help overlay, in a stable order: contexts in declaration
+    /// order, actions as the files list them, keys as written.
+    pub fn bindings(&self) -> Vec<Shown> {
         self.bindings
             .iter()
-            .map(|(&(ctx, action), keys)| (ctx, action, keys.iter().map(|k| k.display()).collect()))
+            .map(|b| Shown {
+                context: b.context,
+                name: b.name.clone(),
+                action: b.action.clone(),
+                keys: b.keys.iter().map(|k| k.display()).collect(),
+            })
             .collect()
     }
 }
 
-/// One `action = keys` line of a file.
-struct Binding {
-    context: KeyContext,
-    action: KeyAction,
-    keys: Vec<Key>,
+/// The names a keymap may bind: those the default file binds, in its order.
+fn action_names() -> String {
+    let mut seen: Vec<String> = vec![];
+    if let Ok(defaults) = parse(DEFAULT_KEYMAP, DEFAULT_FILE) {
+        for b in defaults {
+            if !seen.contains(&b.name) {
+                seen.push(b.name);
+            }
+        }
+    }
+    seen.join(", ")
 }
 
 /// Reads a keymap file: every binding in it, checked (known contexts, actions and keys; no key
@@ -586,19 +491,23 @@ fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
             return Err(unknown_context());
         };
         // Where each key of this context was bound, to report a second binding.
-        let mut seen: HashMap<Key, (KeyAction, usize)> = HashMap::new();
+        let mut seen: HashMap<Key, (String, usize)> = HashMap::new();
         for (action_key, value) in entries_in_order(table) {
             let p = place(action_key.span().start);
-            let action = KeyAction::from_name(action_key.get_ref()).ok_or_else(|| {
-                KeymapError::UnknownAction {
-                    file: file.to_string(),
-                    line: p.line,
-                    column: p.column,
-                    context,
-                    key: action_key.get_ref().to_string(),
-                    actions: names(KeyAction::ALL.iter().map(|a| a.name())),
-                }
+            let name = action_key.get_ref().to_string();
+            let bound = Action::from_key_name(&name).ok_or_else(|| KeymapError::UnknownAction {
+                file: file.to_string(),
+                line: p.line,
+                column: p.column,
+                context,
+                key: name.clone(),
+                actions: if file == DEFAULT_FILE {
+                    String::new()
+                } else {
+                    action_names()
+                },
             })?;
+            let action = name.clone();
             let specs: Vec<&Spanned<DeValue<'_>>> = match value.get_ref() {
                 DeValue::Array(items) => items.iter().collect(),
                 _ => vec![value],
@@ -612,7 +521,7 @@ fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
                         line: p.line,
                         column: p.column,
                         context,
-                        action,
+                        action: action.clone(),
                         problem: format!(
                             "{} is not a key; write a key such as \"q\" or a list such as [\"q\", \"Ctrl-c\"]",
                             describe(spec.get_ref())
@@ -624,33 +533,34 @@ fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
                     line: p.line,
                     column: p.column,
                     context,
-                    action,
+                    action: action.clone(),
                     key: s.to_string(),
                     problem,
                 })?;
                 match seen.get(&key) {
-                    Some(&(other, other_line)) if other != action => {
+                    Some((other, other_line)) if *other != action => {
                         return Err(KeymapError::Conflict {
                             file: file.to_string(),
                             line: p.line,
                             column: p.column,
                             context,
-                            action,
+                            action: action.clone(),
                             key: key.display(),
-                            other,
-                            other_line,
+                            other: other.clone(),
+                            other_line: *other_line,
                         });
                     }
                     Some(_) => {}
                     None => {
-                        seen.insert(key, (action, p.line));
+                        seen.insert(key, (action.clone(), p.line));
                         keys.push(key);
                     }
                 }
             }
             out.push(Binding {
                 context,
-                action,
+                name: action,
+                action: bound,
                 keys,
             });
         }
@@ -701,19 +611,24 @@ mod tests {
     }
 
     #[test]
-    fn names_are_the_serde_names() {
-        for &action in KeyAction::ALL {
-            let de: StrDeserializer<'_, ValueError> = action.name().into_deserializer();
-            assert_eq!(KeyAction::deserialize(de).unwrap(), action);
-        }
+    fn context_names_are_the_serde_names() {
         for &ctx in KeyContext::ALL {
             let de: StrDeserializer<'_, ValueError> = ctx.name().into_deserializer();
             assert_eq!(KeyContext::deserialize(de).unwrap(), ctx);
         }
-        let mut sorted = KeyAction::ALL.to_vec();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), KeyAction::ALL.len());
+    }
+
+    #[test]
+    fn every_default_binding_names_an_action_and_old_screen_names_still_work() {
+        for b in defaults().bindings() {
+            assert_eq!(Action::from_key_name(&b.name), Some(b.action.clone()));
+        }
+        let (_dir, path) = user_keymap("[global]\nscreen2 = \"F2\"\n");
+        let km = Keymap::load(Some(&path)).unwrap();
+        assert_eq!(
+            km.action(KeyContext::Pair, &press(KeyCode::F(2), KeyModifiers::NONE)),
+            Some(Action::Grid)
+        );
     }
 
     #[test]
@@ -722,71 +637,65 @@ mod tests {
         let g = KeyContext::Grid;
         let none = KeyModifiers::NONE;
         let cases = [
-            (ch('?'), KeyAction::Help),
-            (ch('q'), KeyAction::Quit),
-            (ctrl('c'), KeyAction::Quit),
-            (ch('n'), KeyAction::Step),
-            (ch('r'), KeyAction::RunToGate),
-            (press(KeyCode::Tab, none), KeyAction::NextScreen),
+            (ch('?'), Action::Help),
+            (ch('q'), Action::Quit),
+            (ctrl('c'), Action::Quit),
+            (ch('n'), Action::Step),
+            (ch('r'), Action::RunToGate),
+            (press(KeyCode::Tab, none), Action::NextScreen),
             (
                 press(KeyCode::BackTab, KeyModifiers::SHIFT),
-                KeyAction::PrevScreen,
+                Action::PrevScreen,
             ),
-            (press(KeyCode::BackTab, none), KeyAction::PrevScreen),
-            (ch('h'), KeyAction::Left),
-            (ch('j'), KeyAction::Down),
-            (ch('k'), KeyAction::Up),
-            (ch('l'), KeyAction::Right),
-            (press(KeyCode::Left, none), KeyAction::Left),
-            (press(KeyCode::Down, none), KeyAction::Down),
-            (press(KeyCode::Up, none), KeyAction::Up),
-            (press(KeyCode::Right, none), KeyAction::Right),
-            (press(KeyCode::Enter, none), KeyAction::Open),
-            (press(KeyCode::Esc, none), KeyAction::Back),
-            (ch('x'), KeyAction::Veto),
-            (ch('e'), KeyAction::Edit),
-            (ch('a'), KeyAction::Add),
-            (ch('p'), KeyAction::Pin),
-            (ch('u'), KeyAction::Undo),
-            (ch('c'), KeyAction::Continue),
-            (ch('t'), KeyAction::Transcript),
-            (ch('w'), KeyAction::WhyNotKilled),
-            (ch('g'), KeyAction::First),
-            (ch('G'), KeyAction::Last),
-            (
-                press(KeyCode::Char('G'), KeyModifiers::SHIFT),
-                KeyAction::Last,
-            ),
-            (
-                press(KeyCode::Char('g'), KeyModifiers::SHIFT),
-                KeyAction::Last,
-            ),
-            (press(KeyCode::Home, none), KeyAction::First),
-            (press(KeyCode::End, none), KeyAction::Last),
-            (press(KeyCode::PageUp, none), KeyAction::PageUp),
-            (press(KeyCode::PageDown, none), KeyAction::PageDown),
-            (ctrl('u'), KeyAction::PageUp),
-            (ctrl('d'), KeyAction::PageDown),
-            (ch('s'), KeyAction::SortRows),
-            (ch('f'), KeyAction::FilterColumns),
-            (ch('1'), KeyAction::Screen1),
-            (ch('6'), KeyAction::Screen6),
+            (press(KeyCode::BackTab, none), Action::PrevScreen),
+            (ch('h'), Action::Left),
+            (ch('j'), Action::Down),
+            (ch('k'), Action::Up),
+            (ch('l'), Action::Right),
+            (press(KeyCode::Left, none), Action::Left),
+            (press(KeyCode::Down, none), Action::Down),
+            (press(KeyCode::Up, none), Action::Up),
+            (press(KeyCode::Right, none), Action::Right),
+            (press(KeyCode::Enter, none), Action::Open),
+            (press(KeyCode::Esc, none), Action::Back),
+            (ch('x'), Action::Veto),
+            (ch('e'), Action::Edit),
+            (ch('a'), Action::Add),
+            (ch('p'), Action::Pin),
+            (ch('u'), Action::Undo),
+            (ch('c'), Action::Continue),
+            (ch('t'), Action::Transcript),
+            (ch('w'), Action::WhyNotKilled),
+            (ch('g'), Action::First),
+            (ch('G'), Action::Last),
+            (press(KeyCode::Char('G'), KeyModifiers::SHIFT), Action::Last),
+            (press(KeyCode::Char('g'), KeyModifiers::SHIFT), Action::Last),
+            (press(KeyCode::Home, none), Action::First),
+            (press(KeyCode::End, none), Action::Last),
+            (press(KeyCode::PageUp, none), Action::PageUp),
+            (press(KeyCode::PageDown, none), Action::PageDown),
+            (ctrl('u'), Action::PageUp),
+            (ctrl('d'), Action::PageDown),
+            (ch('s'), Action::SortRows),
+            (ch('f'), Action::FilterColumns),
+            (ch('1'), Action::Timeline),
+            (ch('6'), Action::Transcript),
         ];
         for (ev, action) in cases {
             assert_eq!(km.action(g, &ev), Some(action), "{ev:?}");
         }
         let pair = KeyContext::Pair;
         for (ev, action) in [
-            (ch(']'), KeyAction::NextHunk),
-            (ch('['), KeyAction::PrevHunk),
-            (ch('n'), KeyAction::NextHunk),
-            (ch('N'), KeyAction::PrevHunk),
+            (ch(']'), Action::NextHunk),
+            (ch('['), Action::PrevHunk),
+            (ch('n'), Action::NextHunk),
+            (ch('N'), Action::PrevHunk),
             (
                 press(KeyCode::Char('N'), KeyModifiers::SHIFT),
-                KeyAction::PrevHunk,
+                Action::PrevHunk,
             ),
-            (ch('v'), KeyAction::ToggleRaw),
-            (ch('o'), KeyAction::ToggleSideBySide),
+            (ch('v'), Action::ToggleRaw),
+            (ch('o'), Action::ToggleSideBySide),
         ] {
             assert_eq!(km.action(pair, &ev), Some(action), "{ev:?}");
         }
@@ -799,25 +708,22 @@ mod tests {
         let km = defaults();
         assert_eq!(
             km.action(KeyContext::Pair, &ch('n')),
-            Some(KeyAction::NextHunk)
+            Some(Action::NextHunk)
         );
-        assert_eq!(km.action(KeyContext::Grid, &ch('n')), Some(KeyAction::Step));
-        assert_eq!(
-            km.action(KeyContext::Global, &ch('n')),
-            Some(KeyAction::Step)
-        );
+        assert_eq!(km.action(KeyContext::Grid, &ch('n')), Some(Action::Step));
+        assert_eq!(km.action(KeyContext::Global, &ch('n')), Some(Action::Step));
         // Global bindings apply on screens...
-        assert_eq!(km.action(KeyContext::Pair, &ch('q')), Some(KeyAction::Quit));
+        assert_eq!(km.action(KeyContext::Pair, &ch('q')), Some(Action::Quit));
         // ...but not where keys type text, nor are one screen's keys global.
         assert_eq!(km.action(KeyContext::Editor, &ch('q')), None);
         assert_eq!(km.action(KeyContext::Global, &ch('s')), None);
         assert_eq!(
             km.action(KeyContext::Editor, &ctrl('s')),
-            Some(KeyAction::Save)
+            Some(Action::Save)
         );
         assert_eq!(
             km.action(KeyContext::Picker, &press(KeyCode::Esc, KeyModifiers::NONE)),
-            Some(KeyAction::Cancel)
+            Some(Action::Cancel)
         );
     }
 
@@ -825,8 +731,8 @@ mod tests {
     fn only_presses_and_repeats_match() {
         let km = defaults();
         for (kind, expected) in [
-            (KeyEventKind::Press, Some(KeyAction::Quit)),
-            (KeyEventKind::Repeat, Some(KeyAction::Quit)),
+            (KeyEventKind::Press, Some(Action::Quit)),
+            (KeyEventKind::Repeat, Some(Action::Quit)),
             (KeyEventKind::Release, None),
         ] {
             let ev = KeyEvent::new_with_kind_and_state(
@@ -844,26 +750,17 @@ mod tests {
     #[test]
     fn keys_are_shown_as_people_write_them() {
         let km = defaults();
-        assert_eq!(km.keys(KeyContext::Grid, KeyAction::Quit), ["q", "Ctrl-c"]);
+        assert_eq!(km.keys(KeyContext::Grid, "quit"), ["q", "Ctrl-c"]);
+        assert_eq!(km.keys(KeyContext::Grid, "prev_screen"), ["Shift-Tab"]);
         assert_eq!(
-            km.keys(KeyContext::Grid, KeyAction::PrevScreen),
-            ["Shift-Tab"]
-        );
-        assert_eq!(
-            km.keys(KeyContext::Grid, KeyAction::PageDown),
+            km.keys(KeyContext::Grid, "page_down"),
             ["PageDown", "Ctrl-d"]
         );
-        assert_eq!(km.keys(KeyContext::Pair, KeyAction::NextHunk), ["]", "n"]);
+        assert_eq!(km.keys(KeyContext::Pair, "next_hunk"), ["]", "n"]);
         // `n` does not step in the pair view, so it is not shown there.
-        assert_eq!(
-            km.keys(KeyContext::Pair, KeyAction::Step),
-            Vec::<String>::new()
-        );
-        assert_eq!(km.keys(KeyContext::Grid, KeyAction::Step), ["n"]);
-        assert_eq!(
-            km.keys(KeyContext::Editor, KeyAction::Quit),
-            Vec::<String>::new()
-        );
+        assert_eq!(km.keys(KeyContext::Pair, "step"), Vec::<String>::new());
+        assert_eq!(km.keys(KeyContext::Grid, "step"), ["n"]);
+        assert_eq!(km.keys(KeyContext::Editor, "quit"), Vec::<String>::new());
         for spec in [
             "Space",
             "Alt-Enter",
@@ -884,34 +781,50 @@ mod tests {
         let km = defaults();
         let all = km.bindings();
         assert_eq!(all, km.bindings());
+        let first = &all[0];
         assert_eq!(
-            all.first(),
-            Some(&(KeyContext::Global, KeyAction::Help, vec!["?".to_string()]))
+            (first.context, first.name.as_str(), first.keys.clone()),
+            (KeyContext::Global, "help", vec!["?".to_string()])
         );
-        let mut sorted = all.clone();
-        sorted.sort_by_key(|(c, a, _)| (*c, *a));
-        assert_eq!(all, sorted);
-        assert!(all.contains(&(
-            KeyContext::Pair,
-            KeyAction::PrevHunk,
-            vec!["[".to_string(), "N".to_string()]
-        )));
-        assert!(all.iter().all(|(_, _, keys)| !keys.is_empty()));
+        let contexts: Vec<KeyContext> = all.iter().map(|b| b.context).collect();
+        let mut sorted = contexts.clone();
+        sorted.sort();
+        assert_eq!(contexts, sorted);
+        assert!(all.iter().any(|b| b.context == KeyContext::Pair
+            && b.name == "prev_hunk"
+            && b.keys == ["[", "N"]));
+        assert!(all.iter().all(|b| !b.keys.is_empty()));
+    }
+
+    #[test]
+    fn a_screen_offers_its_own_keys_first_then_the_global_ones_it_leaves() {
+        let km = defaults();
+        let pair = km.offered(KeyContext::Pair);
+        assert_eq!(pair[0].name, "next_hunk");
+        let step = pair.iter().find(|s| s.name == "step");
+        assert!(step.is_none(), "`n` is the next hunk on Pair: {pair:?}");
+        let grid = km.offered(KeyContext::Grid);
+        assert!(grid.iter().any(|s| s.name == "step" && s.keys == ["n"]));
+        assert!(
+            km.offered(KeyContext::Editor)
+                .iter()
+                .all(|s| s.name != "quit")
+        );
     }
 
     #[test]
     fn a_user_binding_replaces_the_default_keys_of_that_action() {
         let (_dir, path) = user_keymap("[global]\nquit = \"Q\"\n");
         let km = Keymap::load(Some(&path)).unwrap();
-        assert_eq!(km.action(KeyContext::Grid, &ch('Q')), Some(KeyAction::Quit));
+        assert_eq!(km.action(KeyContext::Grid, &ch('Q')), Some(Action::Quit));
         assert_eq!(km.action(KeyContext::Grid, &ch('q')), None);
         assert_eq!(km.action(KeyContext::Grid, &ctrl('c')), None);
-        assert_eq!(km.keys(KeyContext::Grid, KeyAction::Quit), ["Q"]);
+        assert_eq!(km.keys(KeyContext::Grid, "quit"), ["Q"]);
         // Everything else keeps its default.
-        assert_eq!(km.action(KeyContext::Grid, &ch('n')), Some(KeyAction::Step));
+        assert_eq!(km.action(KeyContext::Grid, &ch('n')), Some(Action::Step));
         assert_eq!(
             km.action(KeyContext::Pair, &ch('n')),
-            Some(KeyAction::NextHunk)
+            Some(Action::NextHunk)
         );
     }
 
@@ -919,21 +832,18 @@ mod tests {
     fn a_user_binding_takes_its_key_from_other_actions_and_may_unbind() {
         let (_dir, path) = user_keymap("[global]\nquit = \"x\"\nhelp = []\n[pair]\nstep = \"s\"\n");
         let km = Keymap::load(Some(&path)).unwrap();
-        assert_eq!(km.action(KeyContext::Grid, &ch('x')), Some(KeyAction::Quit));
-        assert_eq!(
-            km.keys(KeyContext::Grid, KeyAction::Veto),
-            Vec::<String>::new()
-        );
+        assert_eq!(km.action(KeyContext::Grid, &ch('x')), Some(Action::Quit));
+        assert_eq!(km.keys(KeyContext::Grid, "veto"), Vec::<String>::new());
         assert_eq!(km.action(KeyContext::Grid, &ch('?')), None);
-        assert_eq!(km.action(KeyContext::Pair, &ch('s')), Some(KeyAction::Step));
+        assert_eq!(km.action(KeyContext::Pair, &ch('s')), Some(Action::Step));
         assert_eq!(
             km.action(KeyContext::Grid, &ch('s')),
-            Some(KeyAction::SortRows)
+            Some(Action::SortRows)
         );
         assert!(
             km.bindings()
                 .iter()
-                .all(|(c, a, _)| !(*c == KeyContext::Global && *a == KeyAction::Help))
+                .all(|b| !(b.context == KeyContext::Global && b.name == "help"))
         );
     }
 

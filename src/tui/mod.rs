@@ -2,6 +2,7 @@
 //! from the session snapshots and events the workbench publishes, and acts only through its
 //! commands; nothing here runs an execution or changes a session itself.
 
+pub mod action;
 pub mod app;
 pub mod diff;
 pub mod grid;
@@ -10,5 +11,6 @@ pub mod keymap;
 pub mod picker;
 pub mod state;
 pub mod theme;
+pub mod update;
 pub mod views;
 pub mod why;

@@ -2,9 +2,11 @@
 //! sessions, and the `sessions/` folder of the current directory), newest first, with their
 //! instance, phase, final test and date. Enter opens one.
 
+use super::action::Action;
+use super::keymap::{KeyContext, Keymap};
 use super::theme::{Role, Theme};
 use crate::engine::SessionDoc;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{self, Event};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
@@ -93,8 +95,23 @@ pub fn date(unix: u64) -> String {
     )
 }
 
-/// Shows the list until the user picks one (its session file) or quits (`None`).
-pub fn pick(entries: &[Entry], theme: &Theme) -> anyhow::Result<Option<PathBuf>> {
+/// Shows the list until the user picks one (its session file) or quits (`None`). Keys are the
+/// keymap's `[picker]` bindings.
+pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result<Option<PathBuf>> {
+    let key = |name: &str| {
+        keymap
+            .keys(KeyContext::Picker, name)
+            .first()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let footer = format!(
+        " {}/{} move  {} open  {} quit",
+        key("down"),
+        key("up"),
+        key("open"),
+        key("cancel")
+    );
     let mut terminal = ratatui::init();
     let mut row = 0usize;
     let picked = loop {
@@ -139,23 +156,24 @@ pub fn pick(entries: &[Entry], theme: &Theme) -> anyhow::Result<Option<PathBuf>>
                 list,
             );
             f.render_widget(
-                Paragraph::new(" j/k move  Enter open  q quit").style(theme.style(Role::Footer)),
+                Paragraph::new(footer.as_str()).style(theme.style(Role::Footer)),
                 foot,
             );
         })?;
-        if let Event::Key(k) = event::read()? {
-            if k.kind == KeyEventKind::Release {
-                continue;
-            }
-            match k.code {
-                KeyCode::Char('q') | KeyCode::Esc => break None,
-                KeyCode::Char('j') | KeyCode::Down => {
-                    row = (row + 1).min(entries.len().saturating_sub(1))
-                }
-                KeyCode::Char('k') | KeyCode::Up => row = row.saturating_sub(1),
-                KeyCode::Enter => break entries.get(row).map(|e| e.path.clone()),
-                _ => {}
-            }
+        let Event::Key(k) = event::read()? else {
+            continue;
+        };
+        let last = entries.len().saturating_sub(1);
+        match keymap.action(KeyContext::Picker, &k) {
+            Some(Action::Cancel) => break None,
+            Some(Action::Down) => row = (row + 1).min(last),
+            Some(Action::Up) => row = row.saturating_sub(1),
+            Some(Action::PageDown) => row = (row + 10).min(last),
+            Some(Action::PageUp) => row = row.saturating_sub(10),
+            Some(Action::First) => row = 0,
+            Some(Action::Last) => row = last,
+            Some(Action::Open) => break entries.get(row).map(|e| e.path.clone()),
+            _ => {}
         }
     };
     ratatui::restore();

@@ -1,14 +1,14 @@
-//! What the TUI shows, and how it changes: [`State`] and the reducer [`update`], which turns
-//! an [`Action`] (a key's meaning, an event of the workbench, a new snapshot) into a new state
-//! and the [`Effect`]s to carry out (commands for the workbench, a pair to run). No terminal
-//! and no engine here: the reducer is tested on its own.
+//! What the TUI shows: [`State`], and what can be read off it (the grid in display order, a
+//! cell, the selection, the gate). Only the reducer (`update`) changes it; drawing reads it.
+//! No terminal and no engine here.
 
+use super::action::Rerun;
+use super::diff::LogDiff;
 use crate::engine::kill::{self, Cell};
-use crate::engine::{ActRequest, Event, MutantId, Phase, SessionDoc, Target, TestId};
+use crate::engine::{MutantId, Phase, SessionDoc, Target, TestId};
 use crate::mutate::MutantKind;
-use crate::workbench::Command;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The screens, in Tab order.
@@ -55,82 +55,6 @@ impl Screen {
             Screen::Transcript => "Model",
         }
     }
-}
-
-/// What a person (or a test) asks of the TUI: every key means one of these.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "action")]
-pub enum Action {
-    NextScreen,
-    PrevScreen,
-    Go {
-        screen: Screen,
-    },
-    Back,
-    ToggleHelp,
-    Quit,
-    Move {
-        dx: i64,
-        dy: i64,
-    },
-    Page {
-        down: bool,
-    },
-    First,
-    Last,
-    /// Enter: open the selected cell's pair (grid), the selected call (transcript).
-    Open,
-    WhyNotKilled,
-    Transcript,
-    Step,
-    RunToGate,
-    Continue,
-    Veto,
-    Edit,
-    Add,
-    /// Add a test from a file: the editor asks for its path first.
-    AddFile,
-    Pin,
-    Undo,
-    /// The editor's text was saved: an edit of the selected test, or a new test.
-    EditorSaved {
-        source: String,
-    },
-    EditorCancelled,
-    SortRows,
-    FilterColumns,
-    ToggleRaw,
-    ToggleSideBySide,
-    NextHunk,
-    PrevHunk,
-    /// The terminal's size.
-    Resize {
-        width: u16,
-        height: u16,
-    },
-    /// Something the workbench reported.
-    Event {
-        event: Box<Event>,
-    },
-}
-
-/// What the app must do after an update.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    Send(Command),
-    /// Open the editor on this text (an edit of `test`, or a new test when `None`).
-    OpenEditor {
-        test: Option<TestId>,
-        text: String,
-    },
-    /// Ask for the path of a test file to add.
-    AskPath,
-    /// Run a (test, mutant) pair again now (why-not-killed).
-    RunPair {
-        test: TestId,
-        mutant: MutantId,
-    },
-    Quit,
 }
 
 /// Which columns the grid shows.
@@ -225,7 +149,7 @@ pub struct GridModel {
 
 /// Every cell of one generation, worked out once per snapshot (and patched by events), so a
 /// frame of a 64 x 640 grid only reads: no lookups, no allocation per cell.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellCache {
     pub generation: usize,
     width: usize,
@@ -239,7 +163,7 @@ pub struct CellCache {
 }
 
 impl CellCache {
-    fn build(doc: &SessionDoc, g: usize) -> Self {
+    pub(super) fn build(doc: &SessionDoc, g: usize) -> Self {
         let gen_ = &doc.generations[g];
         let width = gen_.mutants.len();
         let mut cells = Vec::with_capacity(gen_.tests.len() * width);
@@ -302,6 +226,13 @@ impl CellCache {
             .unwrap_or(CellView::Pending)
     }
 
+    /// Patches one cell (an execution just finished).
+    pub(super) fn set(&mut self, test: &str, mutant: &str, view: CellView) {
+        if let Some(i) = self.index(test, mutant) {
+            self.cells[i] = view;
+        }
+    }
+
     fn index(&self, test: &str, mutant: &str) -> Option<usize> {
         let r = *self.test_index.get(test)?;
         let c = *self.mutant_index.get(mutant)?;
@@ -328,11 +259,6 @@ fn view_of(
     CellView::Killed(cell)
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scroll {
-    pub offset: usize,
-}
-
 /// The live progress of the step in flight.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
@@ -345,14 +271,52 @@ pub struct Progress {
 /// The help overlay's share of the terminal's height, in percent.
 pub const HELP_HEIGHT_PCT: u16 = 85;
 
+/// What the editor is open for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Editing {
+    /// An edit of this test.
+    Edit(TestId),
+    /// A new test, under this file name.
+    Add(String),
+    /// The path of a test file to add (one line).
+    Path,
+}
+
+impl Editing {
+    pub fn title(&self) -> String {
+        match self {
+            Editing::Edit(t) => format!("edit {t}"),
+            Editing::Add(name) => format!("add {name}"),
+            Editing::Path => "the path of a test file to add, then Ctrl-s".into(),
+        }
+    }
+}
+
+/// A traced re-run of a pair: running (`None`), or what it showed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RerunState {
+    pub test: TestId,
+    pub mutant: MutantId,
+    pub result: Option<Result<Rerun, String>>,
+}
+
+/// The log diff the Pair screen shows, and which logs it is of (`c_old`'s and the mutant's
+/// log ids): made by the reducer when they change, never while drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairDiff {
+    pub logs: (String, String),
+    pub diff: LogDiff,
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub doc: Arc<SessionDoc>,
     pub screen: Screen,
     /// Screens to go back to with Esc.
     pub history: Vec<Screen>,
     pub help: bool,
-    /// The help's first line shown, and how many lines it has (the app counts them when it
-    /// opens the help: they depend on the keymap).
+    /// The help's first line shown, and how many lines it has (they depend on the keymap).
     pub help_scroll: usize,
     pub help_len: usize,
     /// No workbench behind the view (a finished or foreign session): nothing can run.
@@ -378,14 +342,22 @@ pub struct State {
     pub side_by_side: bool,
     pub pair_scroll: usize,
     pub pair_hunk: usize,
+    /// The Pair screen's log diff.
+    pub pair_diff: Option<PairDiff>,
     /// The selected row of the curate list.
     pub curate_row: usize,
     pub transcript_call: usize,
     pub transcript_scroll: usize,
     /// Recent messages (events, refusals), newest last.
     pub messages: Vec<String>,
-    /// The last re-run of a pair (why-not-killed), as text lines.
-    pub rerun: Option<(TestId, MutantId, String)>,
+    /// The last traced re-run of a pair (Why screen, Enter).
+    pub rerun: Option<RerunState>,
+    /// The editor, while it is open (its text is the app's widget).
+    pub editor: Option<Editing>,
+    /// The `c_old` sources of the focal files, by repository-relative path, as read by an
+    /// effect (drawing never reads a file); and which were asked for.
+    pub sources: BTreeMap<String, String>,
+    pub sources_asked: BTreeSet<String>,
     pub width: u16,
     pub height: u16,
     pub quit: bool,
@@ -396,29 +368,31 @@ pub struct State {
 }
 
 impl State {
-    /// How many of the help's lines fit in its overlay (inside its border).
-    pub fn help_rows(&self) -> usize {
-        usize::from((self.height * HELP_HEIGHT_PCT / 100).saturating_sub(2))
-    }
-
-    fn scroll_help(&mut self, dy: i64) {
-        let last = self.help_len.saturating_sub(self.help_rows());
-        self.help_scroll = moved(self.help_scroll, dy).min(last);
-    }
-
-    pub fn new(doc: Arc<SessionDoc>, read_only: bool) -> Self {
+    /// A state for `doc`; `help_len` is how many lines the help has (its keys come from the
+    /// keymap).
+    pub fn new(doc: Arc<SessionDoc>, read_only: bool, help_len: usize) -> Self {
         let scripted = doc
             .config
             .llm
             .as_deref()
             .is_some_and(|l| l.starts_with("scripted:"));
-        let mut s = Self {
+        // Nothing to see on the grid before generation 0: the timeline says what comes.
+        let screen = if doc.generations.is_empty() {
+            Screen::Timeline
+        } else {
+            Screen::Grid
+        };
+        let cache = match doc.generations.len().checked_sub(1) {
+            Some(g) => CellCache::build(&doc, g),
+            None => CellCache::default(),
+        };
+        Self {
             doc,
-            screen: Screen::Grid,
+            screen,
             history: vec![],
             help: false,
             help_scroll: 0,
-            help_len: 0,
+            help_len,
             read_only,
             scripted,
             generation: None,
@@ -436,33 +410,36 @@ impl State {
             side_by_side: false,
             pair_scroll: 0,
             pair_hunk: 0,
+            pair_diff: None,
             curate_row: 0,
             transcript_call: 0,
             transcript_scroll: 0,
             messages: vec![],
             rerun: None,
+            editor: None,
+            sources: BTreeMap::new(),
+            sources_asked: BTreeSet::new(),
             width: 80,
             height: 24,
             quit: false,
-            cache: CellCache::default(),
+            cache,
             running_pairs: BTreeSet::new(),
-        };
-        s.refresh();
-        s
+        }
     }
 
-    /// A new snapshot of the session.
-    pub fn set_doc(&mut self, doc: Arc<SessionDoc>) {
-        self.doc = doc;
-        self.refresh();
+    /// How many of the help's lines fit in its overlay (inside its border).
+    pub fn help_rows(&self) -> usize {
+        usize::from((self.height * HELP_HEIGHT_PCT / 100).saturating_sub(2))
     }
 
-    /// Rebuilds what is derived from the document for the shown generation.
-    fn refresh(&mut self) {
-        self.cache = match self.shown_generation() {
-            Some(g) => CellCache::build(&self.doc, g),
-            None => CellCache::default(),
-        };
+    /// A mutant of the pool.
+    pub fn mutant(&self, id: &str) -> Option<&crate::mutate::Mutant> {
+        self.doc.pool.as_ref()?.mutants.iter().find(|m| m.id == id)
+    }
+
+    /// The `c_old` source of a repository file, if an effect has read it.
+    pub fn source(&self, file: &str) -> Option<String> {
+        self.sources.get(file).cloned()
     }
 
     /// The generation on screen.
@@ -600,20 +577,6 @@ impl State {
         }
     }
 
-    fn say(&mut self, m: impl Into<String>) {
-        self.messages.push(m.into());
-        if self.messages.len() > 200 {
-            self.messages.remove(0);
-        }
-    }
-
-    fn go(&mut self, s: Screen) {
-        if s != self.screen {
-            self.history.push(self.screen);
-            self.screen = s;
-        }
-    }
-
     /// Rows and columns of grid cells the viewport holds (the frozen headers excluded).
     pub fn grid_viewport(&self) -> (usize, usize) {
         // Tab line, status and footer; the block's borders; the cell detail (2 lines); the
@@ -623,561 +586,26 @@ impl State {
         (rows, cols.max(1))
     }
 
-    /// Keeps the selection inside the grid and in view.
-    fn clamp_grid(&mut self) {
-        let Some(grid) = self.grid() else {
-            return;
-        };
-        self.row = self.row.min(grid.tests.len().saturating_sub(1));
-        self.col = self.col.min(grid.mutants.len().saturating_sub(1));
-        let (rows, cols) = self.grid_viewport();
-        if self.row < self.row_scroll {
-            self.row_scroll = self.row;
-        } else if self.row >= self.row_scroll + rows {
-            self.row_scroll = self.row + 1 - rows;
-        }
-        if self.col < self.col_scroll {
-            self.col_scroll = self.col;
-        } else if self.col >= self.col_scroll + cols {
-            self.col_scroll = self.col + 1 - cols;
-        }
-    }
-
-    fn needs_workbench(&mut self) -> bool {
-        if self.read_only {
-            self.say(
-                "read-only: this session is finished or comes from elsewhere; nothing can run",
-            );
-            return false;
-        }
-        true
+    /// The grid cell (row, column of the shown grid) under terminal column `x`, line `y`,
+    /// if any: the layout of the Grid screen (tab line, the block's border, the column
+    /// header above the cells, the row header left of them).
+    pub fn cell_at(&self, x: u16, y: u16) -> Option<(usize, usize)> {
+        let cx = x.checked_sub(1 + GRID_ROW_HEADER)?;
+        let cy = y.checked_sub(2 + GRID_COL_HEADER)?;
+        let g = self.grid()?;
+        let row = self.row_scroll + usize::from(cy);
+        let col = self.col_scroll + usize::from(cx / GRID_CELL_WIDTH);
+        (row < g.tests.len() && col < g.mutants.len()).then_some((row, col))
     }
 }
 
-fn moved(v: usize, d: i64) -> usize {
-    if d < 0 {
-        v.saturating_sub(d.unsigned_abs() as usize)
-    } else {
-        v.saturating_add(d as usize)
-    }
-}
+/// Width of the grid's frozen row header: `t12 F  5 `.
+pub const GRID_ROW_HEADER: u16 = 12;
+/// Lines above the cells: hundreds, tens and units of the column number, and the kind.
+pub const GRID_COL_HEADER: u16 = 4;
+/// Each cell is a glyph and a space.
+pub const GRID_CELL_WIDTH: u16 = 2;
 
-/// The reducer: applies `action` to `s` and returns what the app must do.
-pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
-    let mut fx = vec![];
-    match action {
-        Action::NextScreen | Action::PrevScreen => {
-            let i = Screen::ALL.iter().position(|x| *x == s.screen).unwrap_or(0);
-            let n = Screen::ALL.len();
-            let j = if action == Action::NextScreen {
-                (i + 1) % n
-            } else {
-                (i + n - 1) % n
-            };
-            s.go(Screen::ALL[j]);
-        }
-        Action::Go { screen } => s.go(screen),
-        Action::Back => {
-            if s.help {
-                s.help = false;
-            } else if let Some(prev) = s.history.pop() {
-                s.screen = prev;
-            }
-        }
-        Action::ToggleHelp => {
-            s.help = !s.help;
-            s.help_scroll = 0;
-        }
-        // While the help is open, the moving keys scroll it.
-        Action::Move { dy, .. } if s.help => s.scroll_help(dy),
-        Action::Page { down } if s.help => {
-            let page = i64::try_from(s.help_rows()).unwrap_or(1).max(1);
-            s.scroll_help(if down { page } else { -page });
-        }
-        Action::First if s.help => s.help_scroll = 0,
-        Action::Last if s.help => s.scroll_help(i64::MAX / 2),
-        Action::Quit => {
-            s.quit = true;
-            fx.push(Effect::Quit);
-        }
-        Action::Move { dx, dy } => match s.screen {
-            Screen::Grid => {
-                s.row = moved(s.row, dy);
-                s.col = moved(s.col, dx);
-                s.clamp_grid();
-            }
-            Screen::Timeline => {
-                let n = s.doc.generations.len();
-                if n > 0 {
-                    let g = s.shown_generation().unwrap_or(0);
-                    let to = moved(g, dy + dx).min(n - 1);
-                    // Back at the newest generation, follow it again.
-                    s.generation = (to + 1 < n).then_some(to);
-                    s.refresh();
-                }
-            }
-            Screen::Pair | Screen::Why => s.pair_scroll = moved(s.pair_scroll, dy),
-            Screen::Curate => {
-                let n = s.curate_list().len();
-                s.curate_row = moved(s.curate_row, dy).min(n.saturating_sub(1));
-            }
-            Screen::Transcript => {
-                if dx != 0 {
-                    let n = s.doc.llm_calls.len();
-                    s.transcript_call = moved(s.transcript_call, dx).min(n.saturating_sub(1));
-                    s.transcript_scroll = 0;
-                } else {
-                    s.transcript_scroll = moved(s.transcript_scroll, dy);
-                }
-            }
-        },
-        Action::Page { down } => {
-            let page = i64::from(s.height.saturating_sub(6).max(1));
-            let dy = if down { page } else { -page };
-            return update(s, Action::Move { dx: 0, dy });
-        }
-        Action::First | Action::Last => {
-            let last = action == Action::Last;
-            match s.screen {
-                Screen::Grid => {
-                    s.row = if last { usize::MAX } else { 0 };
-                    s.clamp_grid();
-                }
-                Screen::Pair | Screen::Why => {
-                    s.pair_scroll = if last { usize::MAX / 2 } else { 0 };
-                }
-                Screen::Transcript => s.transcript_scroll = 0,
-                Screen::Curate => {
-                    s.curate_row = if last {
-                        s.curate_list().len().saturating_sub(1)
-                    } else {
-                        0
-                    };
-                }
-                Screen::Timeline => {
-                    s.generation = if last { None } else { Some(0) };
-                    s.refresh();
-                }
-            }
-        }
-        Action::Open => match s.screen {
-            Screen::Grid if s.selected_pair().is_some() => {
-                s.pair_scroll = 0;
-                s.pair_hunk = 0;
-                s.go(Screen::Pair);
-            }
-            Screen::Timeline => s.go(Screen::Grid),
-            Screen::Transcript => s.transcript_scroll = 0,
-            _ => {}
-        },
-        Action::WhyNotKilled => {
-            if let Some((t, m)) = s.selected_pair() {
-                let g = s.shown_generation().unwrap_or(0);
-                match s.cell(g, &t, &m) {
-                    CellView::Killed(Cell::Survived) => {
-                        s.pair_scroll = 0;
-                        s.go(Screen::Why);
-                    }
-                    other => s.say(format!(
-                        "{t} on {m} is {}: why-not-killed is for survived cells",
-                        other.name()
-                    )),
-                }
-            }
-        }
-        Action::Transcript => s.go(Screen::Transcript),
-        Action::Step | Action::RunToGate | Action::Continue => {
-            if s.needs_workbench() {
-                if action == Action::Continue && s.at_gate().is_none() {
-                    s.say("not at a gate: `c` continues past the gate before a crossover");
-                } else {
-                    s.busy = true;
-                    s.paused_at = None;
-                    fx.push(Effect::Send(match action {
-                        Action::Step => Command::Step,
-                        Action::RunToGate => Command::RunToGate,
-                        _ => Command::Continue,
-                    }));
-                }
-            }
-        }
-        Action::Veto
-        | Action::Pin
-        | Action::Undo
-        | Action::Edit
-        | Action::Add
-        | Action::AddFile => {
-            if !s.needs_workbench() {
-                return fx;
-            }
-            if s.at_gate().is_none() {
-                s.say("acts wait for the gate before a crossover (`r` runs to it)");
-                return fx;
-            }
-            let list = s.curate_list();
-            let selected = list.get(s.curate_row).cloned();
-            match (&action, selected) {
-                (Action::Undo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Undo))),
-                (Action::Add, _) => fx.push(Effect::OpenEditor {
-                    test: None,
-                    text: new_test_template(&s.doc),
-                }),
-                (Action::AddFile, _) => fx.push(Effect::AskPath),
-                (_, None) => s.say("no test selected"),
-                (Action::Veto, Some(test)) => {
-                    fx.push(Effect::Send(Command::Act(ActRequest::Veto { test })))
-                }
-                (Action::Pin, Some(test)) => {
-                    fx.push(Effect::Send(Command::Act(ActRequest::Pin { test })))
-                }
-                (Action::Edit, Some(test)) => {
-                    let text = s.doc.tests[&test].source.clone();
-                    fx.push(Effect::OpenEditor {
-                        test: Some(test),
-                        text,
-                    });
-                }
-                _ => {}
-            }
-            if s.screen != Screen::Curate {
-                s.go(Screen::Curate);
-            }
-        }
-        Action::EditorSaved { .. } | Action::EditorCancelled => {
-            // The app knows which test the editor was opened for and sends the act itself.
-        }
-        Action::SortRows => {
-            s.sort_by_fitness = !s.sort_by_fitness;
-            s.clamp_grid();
-        }
-        Action::FilterColumns => {
-            s.filter = next_filter(s);
-            s.col = 0;
-            s.col_scroll = 0;
-        }
-        Action::ToggleRaw => s.raw_log = !s.raw_log,
-        Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
-        Action::NextHunk => s.pair_hunk = s.pair_hunk.saturating_add(1),
-        Action::PrevHunk => s.pair_hunk = s.pair_hunk.saturating_sub(1),
-        Action::Resize { width, height } => {
-            s.width = width;
-            s.height = height;
-            s.clamp_grid();
-        }
-        Action::Event { event } => on_event(s, *event),
-    }
-    fx
-}
-
-fn new_test_template(doc: &SessionDoc) -> String {
-    let imports = doc
-        .base_brt
-        .as_ref()
-        .map(|b| b.imports.join("\n"))
-        .filter(|i| !i.is_empty())
-        .unwrap_or_default();
-    format!("{imports}\n\n\ndef test_reproduces_the_issue():\n    assert False, \"write the reproduction here\"\n")
-        .trim_start()
-        .to_string()
-}
-
-/// All, survivors, then each kind present, then each file present, then all again.
-fn next_filter(s: &State) -> ColumnFilter {
-    let mut cycle = vec![ColumnFilter::All, ColumnFilter::Survivors];
-    if let (Some(pool), Some(g)) = (&s.doc.pool, s.shown_generation()) {
-        let in_gen: Vec<&crate::mutate::Mutant> = pool
-            .mutants
-            .iter()
-            .filter(|m| s.doc.generations[g].mutants.contains(&m.id))
-            .collect();
-        let kinds: BTreeSet<MutantKind> = in_gen.iter().map(|m| m.kind).collect();
-        cycle.extend(kinds.into_iter().map(ColumnFilter::Kind));
-        let files: BTreeSet<&String> = in_gen.iter().map(|m| &m.file).collect();
-        if files.len() > 1 {
-            cycle.extend(files.into_iter().map(|f| ColumnFilter::File(f.clone())));
-        }
-    }
-    let i = cycle.iter().position(|f| *f == s.filter).unwrap_or(0);
-    cycle[(i + 1) % cycle.len()].clone()
-}
-
-fn on_event(s: &mut State, e: Event) {
-    match e {
-        Event::ExecutionStarted {
-            key, test, target, ..
-        } => {
-            s.running.insert(key);
-            if let Target::Mutant(m) = target {
-                s.running_pairs.insert((test, m));
-            }
-        }
-        Event::ExecutionDone {
-            key,
-            done,
-            total,
-            kills,
-            timeouts,
-            test,
-            target,
-            cell,
-            ..
-        } => {
-            s.running.remove(&key);
-            if let Target::Mutant(m) = target {
-                // The cell shows at once; the next snapshot brings the rest (flaky, totals).
-                if let (Some(c), Some(i)) = (cell, s.cache.index(&test, &m)) {
-                    s.cache.cells[i] = CellView::Killed(c);
-                }
-                s.running_pairs.remove(&(test, m));
-            }
-            s.progress = Some(Progress {
-                done,
-                total,
-                kills,
-                timeouts,
-            });
-        }
-        Event::StepStarted { phase } => {
-            s.progress = None;
-            if phase != Phase::Done {
-                s.busy = true;
-            }
-        }
-        Event::Paused { generation } => {
-            s.paused_at = Some(generation);
-            s.busy = false;
-            s.running.clear();
-            s.running_pairs.clear();
-            s.say(format!(
-                "paused at the gate before generation {generation}'s crossover: curate (x e a p u), then `c`"
-            ));
-        }
-        Event::Finished { final_test } => {
-            s.busy = false;
-            s.running.clear();
-            s.say(format!(
-                "done: final test {}",
-                final_test.unwrap_or_else(|| "none".into())
-            ));
-        }
-        Event::Idle => s.busy = false,
-        Event::Stopped { reason, resumable } => {
-            s.busy = false;
-            s.running.clear();
-            s.say(format!(
-                "the run stopped: {reason}{}",
-                if resumable {
-                    " (saved; `evootter open` continues it)"
-                } else {
-                    ""
-                }
-            ));
-        }
-        Event::Acted { act } => s.say(format!("you {}", act.kind.describe())),
-        Event::ActRefused { reason } => s.say(format!("refused: {reason}")),
-        Event::Note { message } => s.say(format!("note: {message}")),
-        Event::Selected {
-            generation,
-            selected,
-            selected_by,
-            ..
-        } => s.say(format!(
-            "generation {generation}: kept {} (by {selected_by})",
-            selected.join(", ")
-        )),
-        Event::LlmCalled { step, cached, .. } => s.say(format!(
-            "model: {step}{}",
-            if s.scripted {
-                " (scripted reply)"
-            } else if cached {
-                " (from the cache)"
-            } else {
-                ""
-            }
-        )),
-        Event::LlmRetrying {
-            endpoint, reason, ..
-        } => s.say(format!("model at {endpoint}: {reason}; retrying")),
-        _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A finished session of the scripted engine: four tests of a small function, real
-    /// mutants, scripted results (no Python).
-    fn doc() -> SessionDoc {
-        fixture::finished_session()
-    }
-
-    fn state() -> State {
-        let mut s = State::new(Arc::new(doc()), false);
-        update(
-            &mut s,
-            Action::Resize {
-                width: 120,
-                height: 36,
-            },
-        );
-        s
-    }
-
-    #[test]
-    fn tab_cycles_screens_and_esc_goes_back() {
-        let mut s = state();
-        assert_eq!(s.screen, Screen::Grid);
-        update(&mut s, Action::NextScreen);
-        assert_eq!(s.screen, Screen::Pair);
-        update(&mut s, Action::PrevScreen);
-        update(&mut s, Action::PrevScreen);
-        assert_eq!(s.screen, Screen::Timeline);
-        update(&mut s, Action::Back);
-        assert_eq!(s.screen, Screen::Grid);
-        update(&mut s, Action::ToggleHelp);
-        update(&mut s, Action::Back);
-        assert!(!s.help, "Esc closes the help first");
-    }
-
-    #[test]
-    fn the_selection_stays_inside_the_grid() {
-        let mut s = state();
-        let g = s.grid().unwrap();
-        update(&mut s, Action::Move { dx: 100, dy: 100 });
-        assert_eq!((s.row, s.col), (g.tests.len() - 1, g.mutants.len() - 1));
-        update(&mut s, Action::Move { dx: -100, dy: -100 });
-        assert_eq!((s.row, s.col), (0, 0));
-        update(&mut s, Action::Last);
-        assert_eq!(s.row, g.tests.len() - 1);
-    }
-
-    #[test]
-    fn running_and_finished_cells_follow_the_events() {
-        let mut s = state();
-        let (test, m) = s.selected_pair().unwrap();
-        let key = crate::engine::exec_key(&s.doc.tests[&test].hash, &Target::Mutant(m.clone()));
-        let g = s.shown_generation().unwrap();
-        let before = s.cell(g, &test, &m);
-        update(
-            &mut s,
-            Action::Event {
-                event: Box::new(Event::ExecutionStarted {
-                    generation: Some(g),
-                    test: test.clone(),
-                    target: Target::Mutant(m.clone()),
-                    key: key.clone(),
-                }),
-            },
-        );
-        assert_eq!(s.cell(g, &test, &m), CellView::Running);
-        update(
-            &mut s,
-            Action::Event {
-                event: Box::new(Event::ExecutionDone {
-                    generation: Some(g),
-                    test: test.clone(),
-                    target: Target::Mutant(m.clone()),
-                    outcome: crate::exec::Outcome::Failed,
-                    killed: Some(true),
-                    cell: None,
-                    key,
-                    done: 1,
-                    total: 2,
-                    kills: 1,
-                    timeouts: 0,
-                }),
-            },
-        );
-        assert_eq!(s.cell(g, &test, &m), before);
-        assert_eq!(s.progress.unwrap().done, 1);
-    }
-
-    #[test]
-    fn acts_wait_for_the_gate_and_a_read_only_session_runs_nothing() {
-        let mut s = state();
-        assert!(update(&mut s, Action::Veto).is_empty());
-        assert!(s.messages.last().unwrap().contains("gate"));
-        let mut ro = State::new(Arc::new(doc()), true);
-        assert!(update(&mut ro, Action::Step).is_empty());
-        assert!(ro.messages.last().unwrap().contains("read-only"));
-        assert_eq!(update(&mut s, Action::Step), [Effect::Send(Command::Step)]);
-    }
-
-    #[test]
-    fn at_the_gate_keys_become_acts() {
-        let mut d = doc();
-        d.phase = Phase::Crossover { generation: 1 };
-        let mut s = State::new(Arc::new(d), false);
-        update(
-            &mut s,
-            Action::Event {
-                event: Box::new(Event::Paused { generation: 1 }),
-            },
-        );
-        assert_eq!(s.at_gate(), Some(1));
-        let first = s.curate_list()[0].clone();
-        assert_eq!(
-            update(&mut s, Action::Veto),
-            [Effect::Send(Command::Act(ActRequest::Veto {
-                test: first.clone()
-            }))]
-        );
-        assert_eq!(s.screen, Screen::Curate);
-        match &update(&mut s, Action::Edit)[..] {
-            [
-                Effect::OpenEditor {
-                    test: Some(t),
-                    text,
-                },
-            ] => {
-                assert_eq!(t, &first);
-                assert_eq!(text, &s.doc.tests[&first].source);
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(update(&mut s, Action::AddFile), [Effect::AskPath]);
-        assert_eq!(
-            update(&mut s, Action::Continue),
-            [Effect::Send(Command::Continue)]
-        );
-    }
-
-    #[test]
-    fn filters_cycle_and_sorting_orders_rows_by_fitness() {
-        let mut s = state();
-        let all = s.grid().unwrap().mutants.len();
-        update(&mut s, Action::FilterColumns);
-        assert_eq!(s.filter, ColumnFilter::Survivors);
-        assert!(s.grid().unwrap().mutants.len() <= all);
-        for _ in 0..20 {
-            update(&mut s, Action::FilterColumns);
-            if s.filter == ColumnFilter::All {
-                break;
-            }
-        }
-        assert_eq!(s.filter, ColumnFilter::All, "the cycle comes back");
-        update(&mut s, Action::SortRows);
-        let g = s.grid().unwrap();
-        let gen_ = &s.doc.generations[g.generation];
-        let kills: Vec<usize> = g.tests.iter().map(|t| gen_.scores[t].kills.len()).collect();
-        let mut sorted = kills.clone();
-        sorted.sort_by(|a, b| b.cmp(a));
-        assert_eq!(kills, sorted);
-    }
-
-    #[test]
-    fn actions_serialize_for_replay() {
-        let a = Action::Go {
-            screen: Screen::Pair,
-        };
-        let j = serde_json::to_string(&a).unwrap();
-        assert_eq!(serde_json::from_str::<Action>(&j).unwrap(), a);
-    }
-}
-
-/// A finished session for the TUI's tests (reducer and drawing), made by the real engine over
-/// a small repository with the scripted executor: no Python, same result every time.
 #[cfg(test)]
 pub(crate) mod fixture {
     use crate::engine::{Engine, Inputs, RunConfig, SessionDoc, setup};

@@ -2,13 +2,14 @@
 //! tab line, the screen, a status line and a footer with the screen's keys; `?` lays the help
 //! over it. A terminal too small for a screen says so instead of drawing garbage.
 
+use super::action::Action;
 use super::diff::{DiffStyles, LogDiff};
 use super::grid::{self, GridWidget};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
-use super::keymap::{KeyAction, KeyContext};
 use super::state::{CellView, HELP_HEIGHT_PCT, Screen, State};
 use super::theme::{Role, Theme};
+use super::update;
 use crate::engine::{Origin, Phase, Target, explain, pair};
 use crate::exec::Outcome;
 use ratatui::Frame;
@@ -26,10 +27,8 @@ pub struct Ctx<'a> {
     pub theme: &'a Theme,
     pub hl: &'a Highlighter,
     pub keymap: &'a Keymap,
-    /// The text area, while the user edits or writes a test.
+    /// The text area, while the user edits or writes a test (`State::editor` says what for).
     pub editor: Option<&'a ratatui_textarea::TextArea<'static>>,
-    /// What the editor is for, for its title.
-    pub editor_title: &'a str,
 }
 
 pub fn draw(f: &mut Frame, c: &Ctx) {
@@ -73,11 +72,23 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
         message,
     );
     draw_footer(f, c, footer);
-    if let Some(editor) = c.editor {
+    if let (Some(editor), Some(purpose)) = (c.editor, &c.state.editor) {
         let r = centered(area, 90, 80);
         f.render_widget(Clear, r);
+        let key = |name: &str| {
+            c.keymap
+                .keys(super::keymap::KeyContext::Editor, name)
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "?".into())
+        };
         let block = Block::bordered()
-            .title(format!(" {} (Ctrl-s saves, Esc cancels) ", c.editor_title))
+            .title(format!(
+                " {} ({} saves, {} cancels) ",
+                purpose.title(),
+                key("save"),
+                key("cancel")
+            ))
             .border_style(t.style(Role::BorderFocused));
         let inner = block.inner(r);
         f.render_widget(block, r);
@@ -167,73 +178,67 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     }
 }
 
-/// The keymap context of a screen.
-pub fn key_context(s: Screen) -> KeyContext {
-    match s {
-        Screen::Timeline => KeyContext::Timeline,
-        Screen::Grid => KeyContext::Grid,
-        Screen::Pair => KeyContext::Pair,
-        Screen::Why => KeyContext::Why,
-        Screen::Curate => KeyContext::Curate,
-        Screen::Transcript => KeyContext::Transcript,
-    }
+/// What the footer calls an action here, or `None` to leave it to the help: verbs by their
+/// names in words; the moving keys only where they mean something particular.
+fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
+    let label = match (action, s.screen) {
+        (Action::Open, Screen::Grid) => "pair",
+        (Action::Open, Screen::Timeline) => "grid",
+        (Action::Open, Screen::Why) => "run traced",
+        (Action::Open, _) => return None,
+        (Action::Down, Screen::Timeline) => "generation",
+        (Action::Down, Screen::Transcript) => "scroll",
+        (Action::Right, Screen::Transcript) => "next call",
+        (Action::Back, Screen::Pair | Screen::Why) => "back",
+        _ if action.in_footer() => return Some(name.replace('_', " ")),
+        _ => return None,
+    };
+    Some(label.to_owned())
 }
 
-/// What the footer offers on each screen; the keys come from the keymap, so a user's
-/// bindings show.
-fn footer_actions(s: Screen) -> &'static [(KeyAction, &'static str)] {
-    use KeyAction::*;
-    match s {
-        Screen::Timeline => &[
-            (Down, "generation"),
-            (Open, "grid"),
-            (Step, "step"),
-            (RunToGate, "run to gate"),
-        ],
-        Screen::Grid => &[
-            (Open, "pair"),
-            (WhyNotKilled, "why not killed"),
-            (SortRows, "sort"),
-            (FilterColumns, "filter"),
-            (Step, "step"),
-            (RunToGate, "run to gate"),
-        ],
-        Screen::Pair => &[
-            (NextHunk, "next hunk"),
-            (ToggleRaw, "raw/normalized"),
-            (ToggleSideBySide, "side by side"),
-            (Back, "back"),
-        ],
-        Screen::Why => &[(Open, "run traced"), (Back, "back")],
-        Screen::Curate => &[
-            (Veto, "veto"),
-            (Edit, "edit"),
-            (Add, "add"),
-            (AddFile, "add a file"),
-            (Pin, "pin"),
-            (Undo, "undo"),
-            (Continue, "continue"),
-        ],
-        Screen::Transcript => &[(Right, "next call"), (Down, "scroll")],
-    }
-}
-
+/// The footer: what keys do here and now, from the keymap (the screen's own bindings first,
+/// then the global ones), leaving out what the reducer would refuse; help and quit always
+/// show at its end.
 fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
-    let ctx = key_context(c.state.screen);
+    let s = c.state;
+    let offered = c.keymap.offered(update::key_context(s));
+    let item = |label: String, key: &str| {
+        vec![
+            Span::styled(format!(" {key}"), t.style(Role::Key)),
+            Span::styled(format!(" {label} "), t.style(Role::Footer)),
+        ]
+    };
+    let mut tail = vec![];
+    for a in [Action::Help, Action::Quit] {
+        if let Some(o) = offered.iter().find(|o| o.action == a) {
+            tail.extend(item(o.name.clone(), &o.keys[0]));
+        }
+    }
+    let width = |spans: &[Span]| {
+        spans
+            .iter()
+            .map(|x| x.content.chars().count())
+            .sum::<usize>()
+    };
+    let room = usize::from(area.width).saturating_sub(width(&tail));
     let mut spans = vec![];
-    let common = [
-        (KeyAction::Help, "help"),
-        (KeyAction::NextScreen, "screens"),
-        (KeyAction::Quit, "quit"),
-    ];
-    for (action, what) in footer_actions(c.state.screen).iter().chain(common.iter()) {
-        let Some(key) = c.keymap.keys(ctx, *action).into_iter().next() else {
+    for o in &offered {
+        if matches!(o.action, Action::Help | Action::Quit)
+            || update::refusal(s, &o.action).is_some()
+        {
+            continue;
+        }
+        let Some(label) = footer_label(s, &o.name, &o.action) else {
             continue;
         };
-        spans.push(Span::styled(format!(" {key}"), t.style(Role::Key)));
-        spans.push(Span::styled(format!(" {what} "), t.style(Role::Footer)));
+        let next = item(label, &o.keys[0]);
+        if width(&spans) + width(&next) > room {
+            break;
+        }
+        spans.extend(next);
     }
+    spans.extend(tail);
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -272,18 +277,15 @@ fn help_lines<'a>(c: &Ctx) -> Vec<Line<'a>> {
     let bindings = c.keymap.bindings();
     let width = bindings
         .iter()
-        .map(|(_, _, keys)| keys.join(" ").chars().count())
+        .map(|b| b.keys.join(" ").chars().count())
         .max()
         .unwrap_or(0)
         + 2;
-    for (ctx, action, keys) in bindings {
+    for b in bindings {
         lines.push(Line::from(vec![
-            Span::styled(
-                format!("{:<12}", format!("{ctx:?}").to_lowercase()),
-                t.style(Role::Dim),
-            ),
-            Span::styled(format!("{:<width$}", keys.join(" ")), t.style(Role::Key)),
-            Span::styled(words(&format!("{action:?}")), t.style(Role::Text)),
+            Span::styled(format!("{:<12}", b.context.name()), t.style(Role::Dim)),
+            Span::styled(format!("{:<width$}", b.keys.join(" ")), t.style(Role::Key)),
+            Span::styled(b.name.replace('_', " "), t.style(Role::Text)),
         ]));
     }
     lines
@@ -528,17 +530,6 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
     f.render_widget(Paragraph::new(lines), detail);
 }
 
-/// The grid cell under a mouse click at terminal column `x`, line `y`, if any (the layout of
-/// `draw` and `GridWidget`).
-pub fn grid_cell_at(s: &State, x: u16, y: u16) -> Option<(usize, usize)> {
-    let cx = x.checked_sub(1 + grid::ROW_HEADER)?;
-    let cy = y.checked_sub(2 + grid::COL_HEADER)?;
-    let g = s.grid()?;
-    let row = s.row_scroll + usize::from(cy);
-    let col = s.col_scroll + usize::from(cx / grid::CELL_WIDTH);
-    (row < g.tests.len() && col < g.mutants.len()).then_some((row, col))
-}
-
 fn one_line(s: &str) -> String {
     let first = s.trim().lines().next().unwrap_or("");
     truncate(first, 60)
@@ -560,7 +551,7 @@ pub fn diff_styles(t: &Theme) -> DiffStyles {
 
 /// The pair screen's document: header, mutant diff, log diff, statuses, test source. Also
 /// gives the line where the log diff starts, for hunk navigation.
-pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
+pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
     let s = c.state;
     let t = c.theme;
     let mut lines: Vec<Line<'static>> = vec![];
@@ -568,12 +559,11 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
         return (
             vec![Line::raw("no cell selected (Grid: move to a cell, Enter)")],
             0,
-            LogDiff::default(),
         );
     };
     let p = match pair::find(&s.doc, &test, &m) {
         Ok(p) => p,
-        Err(e) => return (vec![Line::raw(e.to_string())], 0, LogDiff::default()),
+        Err(e) => return (vec![Line::raw(e.to_string())], 0),
     };
     let mu = p.mutant;
     lines.push(Line::styled(
@@ -593,7 +583,10 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
             ),
             t.style(grid::role(CellView::Killed(cell))),
         )),
-        _ => lines.push(Line::styled(p.why_not_run(&s.doc), t.style(Role::Warning))),
+        _ => lines.push(Line::styled(
+            p.why_not_run(&s.doc, &|f| s.source(f)),
+            t.style(Role::Warning),
+        )),
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("the mutant", t.style(Role::Header)));
@@ -605,14 +598,9 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
         t.style(Role::Header),
     ));
     let start = lines.len();
-    let mut diff = LogDiff::default();
+    let empty = LogDiff::default();
+    let diff = s.pair_diff.as_ref().map_or(&empty, |d| &d.diff);
     if let (Some(old), Some(run)) = (p.old, p.run) {
-        let (a, b) = if s.raw_log {
-            (&old.raw_log, &run.raw_log)
-        } else {
-            (&old.normalized_log, &run.normalized_log)
-        };
-        diff = LogDiff::new(s.doc.log(a), s.doc.log(b), 3);
         if diff.is_empty() {
             lines.push(Line::styled("identical", t.style(Role::Dim)));
         } else if s.side_by_side {
@@ -644,14 +632,16 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize, LogDiff) {
         t.style(Role::Header),
     ));
     lines.extend(c.hl.python(&p.test.source));
-    (lines, start, diff)
+    (lines, start)
 }
 
 fn draw_pair(f: &mut Frame, c: &Ctx, area: Rect) {
     let b = block(c, " Pair ".into());
     let inner = b.inner(area);
-    let (lines, start, diff) = pair_lines(c, inner.width);
-    let scroll = pair_scroll(c.state, start, &diff);
+    let (lines, start) = pair_lines(c, inner.width);
+    let empty = LogDiff::default();
+    let diff = c.state.pair_diff.as_ref().map_or(&empty, |d| &d.diff);
+    let scroll = pair_scroll(c.state, start, diff);
     f.render_widget(
         Paragraph::new(lines).block(b).scroll((scroll as u16, 0)),
         area,
@@ -686,17 +676,22 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
         ));
         // A traced re-run is what the user just asked for: it comes first, above the
         // reasons the session gives, so a small terminal shows it without scrolling.
-        if let Some((rt, rm, text)) = &s.rerun
-            && *rt == test
-            && *rm == m
+        if let Some(r) = &s.rerun
+            && r.test == test
+            && r.mutant == m
         {
             lines.push(Line::styled("run again just now", t.style(Role::Header)));
+            let text = match &r.result {
+                None => "running...".to_owned(),
+                Some(Ok(run)) => super::why::rerun_text(&s.doc, &m, run, &|f| s.source(f)),
+                Some(Err(e)) => format!("could not run it: {e}"),
+            };
             for l in text.lines() {
                 lines.push(Line::raw(l.to_string()));
             }
             lines.push(Line::raw(""));
         }
-        for l in super::why::reasons(&s.doc, g, &p) {
+        for l in super::why::reasons(&s.doc, g, &p, &|f| s.source(f)) {
             lines.push(Line::styled(format!("- {l}"), t.style(Role::Text)));
         }
     } else {
@@ -866,22 +861,12 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
     );
 }
 
-/// `RunToGate` -> `run to gate`.
-fn words(camel: &str) -> String {
-    let mut out = String::new();
-    for (i, ch) in camel.chars().enumerate() {
-        if ch.is_uppercase() && i > 0 {
-            out.push(' ');
-        }
-        out.extend(ch.to_lowercase());
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::{Action, fixture, update};
+    use crate::tui::state::fixture;
+    use crate::tui::state::{GRID_CELL_WIDTH, GRID_COL_HEADER, GRID_ROW_HEADER};
+    use crate::tui::update::update;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use std::sync::Arc;
@@ -901,7 +886,12 @@ mod tests {
     }
 
     fn state(w: u16, h: u16) -> State {
-        let mut s = State::new(Arc::new(fixture::finished_session()), true);
+        let keymap = Keymap::load(None).unwrap();
+        let mut s = State::new(
+            Arc::new(fixture::finished_session()),
+            true,
+            help_len(&keymap),
+        );
         update(
             &mut s,
             Action::Resize {
@@ -923,7 +913,6 @@ mod tests {
                     hl: &l.hl,
                     keymap: &l.keymap,
                     editor: None,
-                    editor_title: "",
                 },
             )
         })
@@ -936,13 +925,22 @@ mod tests {
         let l = looks();
         let mut s = state(120, 36);
         // A cell with a story: the second test on the second mutant.
-        update(&mut s, Action::Move { dx: 1, dy: 1 });
-        for screen in Screen::ALL {
-            s.screen = screen;
+        update(&mut s, Action::Right);
+        update(&mut s, Action::Down);
+        for (screen, go) in Screen::ALL.into_iter().zip([
+            Action::Timeline,
+            Action::Grid,
+            Action::Pair,
+            Action::Why,
+            Action::Curate,
+            Action::Transcript,
+        ]) {
+            update(&mut s, go);
+            assert_eq!(s.screen, screen);
             let term = drawn(&s, &l);
             insta::assert_snapshot!(format!("screen_{screen:?}").to_lowercase(), term.backend());
         }
-        s.help = true;
+        update(&mut s, Action::Help);
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
     }
 
@@ -952,8 +950,7 @@ mod tests {
     fn the_help_scrolls_on_a_small_terminal() {
         let l = looks();
         let mut s = state(80, 24);
-        update(&mut s, Action::ToggleHelp);
-        s.help_len = help_len(&l.keymap);
+        update(&mut s, Action::Help);
         let first = format!("{}", drawn(&s, &l).backend());
         assert!(first.contains("help: lines 1-18 of"), "{first}");
         assert!(
@@ -965,18 +962,17 @@ mod tests {
             assert!(first.contains(l.trim_end()), "`{l}` is cut:\n{first}");
         }
         let bindings = l.keymap.bindings();
-        let (_, last_action, _) = bindings.last().unwrap();
-        let last_words = words(&format!("{last_action:?}"));
+        let last_words = bindings.last().unwrap().name.replace('_', " ");
         assert!(!first.contains(&last_words), "{first}");
-        update(&mut s, Action::Page { down: true });
+        update(&mut s, Action::PageDown);
         update(&mut s, Action::Last);
         let end = format!("{}", drawn(&s, &l).backend());
         assert!(end.contains(&last_words), "the last binding shows:\n{end}");
         let n = help_len(&l.keymap);
         assert!(end.contains(&format!("of {n},")), "{end}");
         // Past the end there is nothing to scroll to: one line up shows another line.
-        update(&mut s, Action::Move { dx: 0, dy: 5 });
-        update(&mut s, Action::Move { dx: 0, dy: -1 });
+        update(&mut s, Action::Scroll { lines: 5 });
+        update(&mut s, Action::Up);
         assert_ne!(format!("{}", drawn(&s, &l).backend()), end);
         // The grid underneath did not move.
         assert_eq!((s.row, s.col), (0, 0));
@@ -1012,8 +1008,8 @@ mod tests {
         for (i, t) in grid.tests.iter().enumerate() {
             for (j, m) in grid.mutants.iter().enumerate() {
                 let cv = s.cell(g, t, m);
-                let x = 1 + grid::ROW_HEADER + (j as u16) * grid::CELL_WIDTH;
-                let y = 2 + grid::COL_HEADER + i as u16;
+                let x = 1 + GRID_ROW_HEADER + (j as u16) * GRID_CELL_WIDTH;
+                let y = 2 + GRID_COL_HEADER + i as u16;
                 let cell = &buf[(x, y)];
                 assert_eq!(cell.symbol(), cv.glyph().to_string(), "({i}, {j})");
                 let want = l.theme.style(grid::role(cv)).fg;

@@ -4,17 +4,19 @@
 //! or does not), which other tests kill the mutant, and which mutants at the same line this
 //! test does kill.
 
+use super::action::Rerun;
 use crate::engine::pair::Pair;
+use crate::engine::reach::Source;
 use crate::engine::{SessionDoc, Target};
 use crate::exec::normalize::erased_by;
 use crate::mutate::MutantKind;
 
-pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
+pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> Vec<String> {
     let mut out = vec![];
     let test = &p.test.id;
     let m = p.mutant;
     let (Some(old), Some(run)) = (p.old, p.run) else {
-        out.push(p.why_not_run(doc));
+        out.push(p.why_not_run(doc, source));
         return out;
     };
     if p.cell.is_some_and(|c| c.is_kill()) {
@@ -29,7 +31,7 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
     // says. From the line trace of the test's c_old run where it was traced; otherwise
     // from the force-failure mutant of the same function, which raises at its top, so any
     // test that calls the function kills it.
-    if let Some(r) = crate::engine::reach::describe(doc, test, m) {
+    if let Some(r) = crate::engine::reach::describe(doc, test, m, source) {
         out.push(r);
     } else {
         force_failure_reach(doc, test, old, m, &mut out);
@@ -109,13 +111,13 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>) -> Vec<String> {
 }
 
 /// What a traced re-run of a pair showed: the verdict, then the mutated file around the
-/// mutant's line with the lines that ran on `c_old` marked `>` (and `*` where only the mutant
-/// run reached them), and the ranges that ran.
-pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRun) -> String {
+/// mutant's line (from `source`, its `c_old` text) with the lines that ran on `c_old` marked
+/// `>` (and `*` where only the mutant run reached them), and the ranges that ran.
+pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &Rerun, source: Source<'_>) -> String {
     let mut out = format!(
         "c_old {:?}, mutant {:?}: {}\n",
-        run.old.outcome,
-        run.mutant.outcome,
+        run.old,
+        run.mutant,
         run.cell.verdict()
     );
     let Some(m) = doc
@@ -125,7 +127,7 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
     else {
         return out;
     };
-    let (Some(old), Some(new)) = (run.old.lines_of(&m.file), run.mutant.lines_of(&m.file)) else {
+    let Some((old, new)) = &run.lines else {
         out.push_str("(this executor cannot trace lines)\n");
         return out;
     };
@@ -145,7 +147,7 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
         "lines that ran on c_old: {}\n",
         crate::engine::reach::ranges(old)
     ));
-    if let Ok(src) = std::fs::read_to_string(doc.inputs.repo.join(&m.file)) {
+    if let Some(src) = source(&m.file) {
         let lines: Vec<&str> = src.lines().collect();
         let from = m.line.saturating_sub(4).max(1);
         let to = (m.line + 4).min(lines.len());
@@ -165,7 +167,6 @@ pub fn rerun_text(doc: &SessionDoc, mutant: &str, run: &crate::workbench::PairRu
     out
 }
 
-/// `1-3, 7, 9-10`.
 /// Whether `test` reaches `m`'s function, judged by that function's force-failure mutant.
 fn force_failure_reach(
     doc: &SessionDoc,

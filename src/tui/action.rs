@@ -1,0 +1,239 @@
+//! The TUI's one vocabulary. Everything that happens becomes an [`Action`] for the reducer: a
+//! key (through the keymap, which binds names to these very actions), a terminal event, a
+//! workbench event or snapshot, and the result of an effect the app carried out. The reducer
+//! answers with [`Effect`]s, which only the app carries out. Both are serde types: the
+//! snake_case name of a key's action is its name in a keymap file and in a recorded replay.
+
+use crate::engine::kill::Cell;
+use crate::engine::{Event, MutantId, SessionDoc, TestId};
+use crate::exec::Outcome;
+use crate::workbench::Command;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a person, the terminal, the workbench or a finished effect asks of the TUI.
+///
+/// The unit variants are what keys mean, and `keymaps/default.toml` binds each by its name;
+/// adding a key is a variant here, an arm in `update`, and a line there. The variants with
+/// data come from elsewhere and no key can be bound to them (see [`Action::from_key_name`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "action")]
+pub enum Action {
+    /// Show or hide every key and what the grid's letters mean.
+    Help,
+    /// Leave; a live session is saved and `evootter open` continues it.
+    Quit,
+    /// One engine step.
+    Step,
+    /// On until the next gate (the pause before a crossover).
+    RunToGate,
+    /// Past the gate: crossover with the tests that go to it.
+    Continue,
+    NextScreen,
+    PrevScreen,
+    #[serde(alias = "screen1")]
+    Timeline,
+    #[serde(alias = "screen2")]
+    Grid,
+    #[serde(alias = "screen3")]
+    Pair,
+    #[serde(alias = "screen4")]
+    Why,
+    #[serde(alias = "screen5")]
+    Curate,
+    /// The model's calls.
+    #[serde(alias = "screen6")]
+    Transcript,
+    Left,
+    Right,
+    Up,
+    Down,
+    First,
+    Last,
+    PageUp,
+    PageDown,
+    /// Enter: the selected cell's pair (Grid), the grid of a generation (Timeline), a traced
+    /// run of the pair (Why).
+    Open,
+    /// Esc: close the help, or the screen before.
+    Back,
+    /// Acts at a gate, on the selected test of the Curate list.
+    Veto,
+    Edit,
+    Add,
+    /// Add a test from a file: its path is asked first.
+    AddFile,
+    Pin,
+    Undo,
+    WhyNotKilled,
+    SortRows,
+    FilterColumns,
+    NextHunk,
+    PrevHunk,
+    ToggleRaw,
+    ToggleSideBySide,
+    /// The editor's and the picker's own keys.
+    Save,
+    Cancel,
+
+    // ---- the terminal ----
+    Resize {
+        width: u16,
+        height: u16,
+    },
+    /// The mouse wheel: lines down (negative: up).
+    Scroll {
+        lines: i64,
+    },
+    /// A mouse click at a terminal cell.
+    Click {
+        column: u16,
+        row: u16,
+    },
+
+    // ---- the workbench ----
+    Event {
+        event: Box<Event>,
+    },
+    /// A new copy of the session document.
+    Snapshot {
+        doc: Arc<SessionDoc>,
+    },
+    /// The workbench's task ended: nothing more can run.
+    WorkbenchEnded {},
+
+    // ---- effects, finished ----
+    /// The editor's text, saved.
+    EditorSaved {
+        source: String,
+    },
+    EditorCancelled {},
+    /// A file the reducer asked for (`Effect::ReadFile`).
+    FileRead {
+        path: PathBuf,
+        result: Result<String, String>,
+    },
+    /// The `c_old` sources of the focal files (`Effect::ReadSources`): what could be read.
+    SourcesRead {
+        sources: BTreeMap<String, String>,
+    },
+    /// A traced run of a pair (`Effect::RunPair`).
+    PairRan {
+        test: TestId,
+        mutant: MutantId,
+        result: Result<Rerun, String>,
+    },
+}
+
+impl Action {
+    /// The action a keymap name binds (its serde name), if a key can be bound to it: only the
+    /// unit variants, which mean something without data.
+    pub fn from_key_name(name: &str) -> Option<Action> {
+        let a: Action = serde_json::from_value(serde_json::json!({ "action": name })).ok()?;
+        a.is_key_intent().then_some(a)
+    }
+
+    /// Whether a key can mean this (a unit variant). The variants with data, and the two
+    /// finished effects without, come from the terminal, the workbench or the app.
+    pub fn is_key_intent(&self) -> bool {
+        !matches!(
+            self,
+            Action::Resize { .. }
+                | Action::Scroll { .. }
+                | Action::Click { .. }
+                | Action::Event { .. }
+                | Action::Snapshot { .. }
+                | Action::WorkbenchEnded {}
+                | Action::EditorSaved { .. }
+                | Action::EditorCancelled {}
+                | Action::FileRead { .. }
+                | Action::SourcesRead { .. }
+                | Action::PairRan { .. }
+        )
+    }
+
+    /// Whether the footer offers it: everything but moving around, which the help lists.
+    pub fn in_footer(&self) -> bool {
+        !matches!(
+            self,
+            Action::Left
+                | Action::Right
+                | Action::Up
+                | Action::Down
+                | Action::First
+                | Action::Last
+                | Action::PageUp
+                | Action::PageDown
+                | Action::NextScreen
+                | Action::PrevScreen
+                | Action::Timeline
+                | Action::Grid
+                | Action::Pair
+                | Action::Why
+                | Action::Curate
+                | Action::Transcript
+                | Action::Back
+                | Action::Save
+                | Action::Cancel
+        )
+    }
+}
+
+/// What a traced re-run of a pair showed: its outcomes and verdict, and which lines of the
+/// mutated file ran on `c_old` and on the mutant (`None`: the executor cannot trace).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rerun {
+    pub old: Outcome,
+    pub mutant: Outcome,
+    pub cell: Cell,
+    pub lines: Option<(Vec<u32>, Vec<u32>)>,
+}
+
+/// What the app must do after an update; its results come back as actions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Send(Command),
+    /// Open the editor on `text` (`State::editor` says what it is for).
+    OpenEditor {
+        text: String,
+    },
+    CloseEditor,
+    /// Read a file; answered by `Action::FileRead`.
+    ReadFile {
+        path: PathBuf,
+    },
+    /// Read `files` of the repository at `c_old`; answered by `Action::SourcesRead`.
+    ReadSources {
+        repo: PathBuf,
+        files: Vec<String>,
+    },
+    /// Run a (test, mutant) pair again now, tracing `file` (the mutated one); answered by
+    /// `Action::PairRan`.
+    RunPair {
+        test: TestId,
+        mutant: MutantId,
+        file: String,
+    },
+    Quit,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_are_the_serde_names_and_only_unit_variants_bind() {
+        assert_eq!(
+            Action::from_key_name("run_to_gate"),
+            Some(Action::RunToGate)
+        );
+        assert_eq!(Action::from_key_name("screen6"), Some(Action::Transcript));
+        assert_eq!(Action::from_key_name("workbench_ended"), None);
+        assert_eq!(Action::from_key_name("resize"), None);
+        assert_eq!(Action::from_key_name("nonsense"), None);
+        let json = serde_json::to_string(&Action::WhyNotKilled).unwrap();
+        assert_eq!(json, r#"{"action":"why_not_killed"}"#);
+    }
+}

@@ -1,0 +1,1006 @@
+//! The reducer: `update(&mut State, Action) -> Vec<Effect>` is the only writer of [`State`].
+//! Beside it, the context rules: which keymap context a key is read in ([`key_context`]), and
+//! what can be done now and why not ([`refusal`]), which the footer also uses to offer only
+//! keys that work. [`Store`] is how the app holds a state: it can read it and dispatch, and
+//! nothing else.
+
+use super::action::{Action, Effect};
+use super::diff::LogDiff;
+use super::keymap::KeyContext;
+use super::state::{
+    CellCache, CellView, ColumnFilter, Editing, PairDiff, Progress, RerunState, Screen, State,
+};
+use crate::engine::kill::Cell;
+use crate::engine::{ActRequest, Event, Phase, SessionDoc, Target};
+use crate::mutate::MutantKind;
+use crate::workbench::Command;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Lines of context around each hunk of the Pair screen's log diff.
+const DIFF_CONTEXT: usize = 3;
+
+/// Lines a turn of the mouse wheel scrolls.
+pub const WHEEL_LINES: i64 = 3;
+
+/// A state and the one way to change it.
+pub struct Store {
+    state: State,
+}
+
+impl Store {
+    pub fn new(state: State) -> Self {
+        Self { state }
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn dispatch(&mut self, action: Action) -> Vec<Effect> {
+        update(&mut self.state, action)
+    }
+}
+
+/// Where keys are read: the editor's own bindings while it is open, else the screen's.
+pub fn key_context(s: &State) -> KeyContext {
+    if s.editor.is_some() {
+        return KeyContext::Editor;
+    }
+    match s.screen {
+        Screen::Timeline => KeyContext::Timeline,
+        Screen::Grid => KeyContext::Grid,
+        Screen::Pair => KeyContext::Pair,
+        Screen::Why => KeyContext::Why,
+        Screen::Curate => KeyContext::Curate,
+        Screen::Transcript => KeyContext::Transcript,
+    }
+}
+
+/// Why `a` cannot be done now, or `None` when it can. The reducer says the reason when it is
+/// asked anyway; the footer leaves out what it would refuse.
+pub fn refusal(s: &State, a: &Action) -> Option<String> {
+    let read_only = || {
+        s.read_only.then(|| {
+            "read-only: this session is finished or comes from elsewhere; nothing can run"
+                .to_owned()
+        })
+    };
+    match a {
+        Action::Step | Action::RunToGate => read_only()
+            .or_else(|| (s.doc.phase == Phase::Done).then(|| "the run is finished".to_owned())),
+        Action::Continue => read_only().or_else(|| {
+            s.at_gate()
+                .is_none()
+                .then(|| "not at a gate: `c` continues past the gate before a crossover".into())
+        }),
+        Action::Veto
+        | Action::Edit
+        | Action::Add
+        | Action::AddFile
+        | Action::Pin
+        | Action::Undo => read_only().or_else(|| {
+            s.at_gate()
+                .is_none()
+                .then(|| "acts wait for the gate before a crossover (`r` runs to it)".into())
+        }),
+        Action::Open if s.screen == Screen::Why => read_only(),
+        _ => None,
+    }
+}
+
+fn moved(v: usize, d: i64) -> usize {
+    if d < 0 {
+        v.saturating_sub(d.unsigned_abs() as usize)
+    } else {
+        v.saturating_add(d as usize)
+    }
+}
+
+impl State {
+    fn say(&mut self, m: impl Into<String>) {
+        self.messages.push(m.into());
+        if self.messages.len() > 200 {
+            self.messages.remove(0);
+        }
+    }
+
+    fn go(&mut self, s: Screen) {
+        if s != self.screen {
+            self.history.push(self.screen);
+            self.screen = s;
+        }
+    }
+
+    fn scroll_help(&mut self, dy: i64) {
+        let last = self.help_len.saturating_sub(self.help_rows());
+        self.help_scroll = moved(self.help_scroll, dy).min(last);
+    }
+
+    /// Rebuilds what is derived from the document for the shown generation.
+    fn refresh(&mut self) {
+        self.cache = match self.shown_generation() {
+            Some(g) => CellCache::build(&self.doc, g),
+            None => CellCache::default(),
+        };
+    }
+
+    fn set_doc(&mut self, doc: Arc<SessionDoc>) {
+        self.doc = doc;
+        self.refresh();
+    }
+
+    /// Keeps the selection inside the grid and in view.
+    fn clamp_grid(&mut self) {
+        let Some(grid) = self.grid() else {
+            return;
+        };
+        self.row = self.row.min(grid.tests.len().saturating_sub(1));
+        self.col = self.col.min(grid.mutants.len().saturating_sub(1));
+        let (rows, cols) = self.grid_viewport();
+        if self.row < self.row_scroll {
+            self.row_scroll = self.row;
+        } else if self.row >= self.row_scroll + rows {
+            self.row_scroll = self.row + 1 - rows;
+        }
+        if self.col < self.col_scroll {
+            self.col_scroll = self.col;
+        } else if self.col >= self.col_scroll + cols {
+            self.col_scroll = self.col + 1 - cols;
+        }
+    }
+
+    /// Refuses `a` with its reason when it cannot be done now (see [`refusal`]).
+    fn allowed(&mut self, a: &Action) -> bool {
+        match refusal(self, a) {
+            Some(reason) => {
+                self.say(reason);
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// The reducer: applies `action` to `s` and returns what the app must do.
+pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
+    let mut fx = vec![];
+    apply(s, action, &mut fx);
+    derive(s, &mut fx);
+    fx
+}
+
+fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
+    match action {
+        Action::NextScreen | Action::PrevScreen => {
+            let i = Screen::ALL.iter().position(|x| *x == s.screen).unwrap_or(0);
+            let n = Screen::ALL.len();
+            let j = if action == Action::NextScreen {
+                (i + 1) % n
+            } else {
+                (i + n - 1) % n
+            };
+            s.go(Screen::ALL[j]);
+        }
+        Action::Timeline => s.go(Screen::Timeline),
+        Action::Grid => s.go(Screen::Grid),
+        Action::Pair => s.go(Screen::Pair),
+        Action::Why => s.go(Screen::Why),
+        Action::Curate => s.go(Screen::Curate),
+        Action::Transcript => s.go(Screen::Transcript),
+        Action::Back => {
+            if s.help {
+                s.help = false;
+            } else if let Some(prev) = s.history.pop() {
+                s.screen = prev;
+            }
+        }
+        Action::Help => {
+            s.help = !s.help;
+            s.help_scroll = 0;
+        }
+        // While the help is open, the moving keys scroll it.
+        Action::Up | Action::Left if s.help => s.scroll_help(-1),
+        Action::Down | Action::Right if s.help => s.scroll_help(1),
+        Action::Scroll { lines } if s.help => s.scroll_help(lines),
+        Action::PageUp | Action::PageDown if s.help => {
+            let page = i64::try_from(s.help_rows()).unwrap_or(1).max(1);
+            s.scroll_help(if action == Action::PageDown {
+                page
+            } else {
+                -page
+            });
+        }
+        Action::First if s.help => s.help_scroll = 0,
+        Action::Last if s.help => s.scroll_help(i64::MAX / 2),
+        Action::Quit => {
+            s.quit = true;
+            fx.push(Effect::Quit);
+        }
+        Action::Left => move_by(s, -1, 0),
+        Action::Right => move_by(s, 1, 0),
+        Action::Up => move_by(s, 0, -1),
+        Action::Down => move_by(s, 0, 1),
+        Action::Scroll { lines } => move_by(s, 0, lines),
+        Action::PageUp | Action::PageDown => {
+            let page = i64::from(s.height.saturating_sub(6).max(1));
+            move_by(
+                s,
+                0,
+                if action == Action::PageDown {
+                    page
+                } else {
+                    -page
+                },
+            );
+        }
+        Action::First | Action::Last => {
+            let last = action == Action::Last;
+            match s.screen {
+                Screen::Grid => {
+                    s.row = if last { usize::MAX } else { 0 };
+                    s.clamp_grid();
+                }
+                Screen::Pair | Screen::Why => {
+                    s.pair_scroll = if last { usize::MAX / 2 } else { 0 };
+                }
+                Screen::Transcript => s.transcript_scroll = 0,
+                Screen::Curate => {
+                    s.curate_row = if last {
+                        s.curate_list().len().saturating_sub(1)
+                    } else {
+                        0
+                    };
+                }
+                Screen::Timeline => {
+                    s.generation = if last { None } else { Some(0) };
+                    s.refresh();
+                }
+            }
+        }
+        Action::Open => match s.screen {
+            Screen::Grid if s.selected_pair().is_some() => {
+                s.pair_scroll = 0;
+                s.pair_hunk = 0;
+                s.go(Screen::Pair);
+            }
+            Screen::Timeline => s.go(Screen::Grid),
+            Screen::Transcript => s.transcript_scroll = 0,
+            Screen::Why => {
+                if s.allowed(&action)
+                    && let Some((test, mutant)) = s.selected_pair()
+                    && let Some(file) = s.mutant(&mutant).map(|m| m.file.clone())
+                {
+                    s.rerun = Some(RerunState {
+                        test: test.clone(),
+                        mutant: mutant.clone(),
+                        result: None,
+                    });
+                    fx.push(Effect::RunPair { test, mutant, file });
+                }
+            }
+            _ => {}
+        },
+        Action::WhyNotKilled => {
+            if let Some((t, m)) = s.selected_pair() {
+                let g = s.shown_generation().unwrap_or(0);
+                match s.cell(g, &t, &m) {
+                    CellView::Killed(Cell::Survived) => {
+                        s.pair_scroll = 0;
+                        s.go(Screen::Why);
+                    }
+                    other => s.say(format!(
+                        "{t} on {m} is {}: why-not-killed is for survived cells",
+                        other.name()
+                    )),
+                }
+            }
+        }
+        Action::Step | Action::RunToGate | Action::Continue => {
+            if s.allowed(&action) {
+                s.busy = true;
+                s.paused_at = None;
+                fx.push(Effect::Send(match action {
+                    Action::Step => Command::Step,
+                    Action::RunToGate => Command::RunToGate,
+                    _ => Command::Continue,
+                }));
+            }
+        }
+        Action::Veto
+        | Action::Pin
+        | Action::Undo
+        | Action::Edit
+        | Action::Add
+        | Action::AddFile => act(s, action, fx),
+        Action::SortRows => {
+            s.sort_by_fitness = !s.sort_by_fitness;
+            s.clamp_grid();
+        }
+        Action::FilterColumns => {
+            s.filter = next_filter(s);
+            s.col = 0;
+            s.col_scroll = 0;
+        }
+        Action::ToggleRaw => s.raw_log = !s.raw_log,
+        Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
+        Action::NextHunk => s.pair_hunk = s.pair_hunk.saturating_add(1),
+        Action::PrevHunk => s.pair_hunk = s.pair_hunk.saturating_sub(1),
+        // The editor's keys reach the reducer as EditorSaved / EditorCancelled (the app holds
+        // the text); anywhere else they mean nothing.
+        Action::Save | Action::Cancel => {}
+        Action::Resize { width, height } => {
+            s.width = width;
+            s.height = height;
+            s.clamp_grid();
+        }
+        Action::Click { column, row } => {
+            if s.screen == Screen::Grid
+                && !s.help
+                && s.editor.is_none()
+                && let Some((r, c)) = s.cell_at(column, row)
+            {
+                s.row = r;
+                s.col = c;
+                s.clamp_grid();
+            }
+        }
+        Action::Event { event } => on_event(s, *event),
+        Action::Snapshot { doc } => s.set_doc(doc),
+        Action::WorkbenchEnded {} => {
+            // The workbench's task ended (the run is done or stopped): look, but nothing
+            // more can run.
+            s.read_only = true;
+            s.busy = false;
+        }
+        Action::EditorSaved { source } => saved(s, source, fx),
+        Action::EditorCancelled {} => {
+            s.editor = None;
+            fx.push(Effect::CloseEditor);
+        }
+        Action::FileRead { path, result } => match result {
+            Ok(source) => {
+                let name = path
+                    .file_name()
+                    .map_or("test_yours.py".into(), |n| n.to_string_lossy().into_owned());
+                // The file's text goes into the editor, to be read before it is added.
+                s.editor = Some(Editing::Add(name));
+                fx.push(Effect::OpenEditor { text: source });
+            }
+            Err(e) => s.say(format!("cannot read {}: {e}", path.display())),
+        },
+        Action::SourcesRead { sources } => s.sources.extend(sources),
+        Action::PairRan {
+            test,
+            mutant,
+            result,
+        } => {
+            if let Some(r) = &mut s.rerun
+                && r.test == test
+                && r.mutant == mutant
+            {
+                r.result = Some(result);
+            }
+        }
+    }
+}
+
+/// Arrow keys and the wheel: what moves depends on the screen.
+fn move_by(s: &mut State, dx: i64, dy: i64) {
+    match s.screen {
+        Screen::Grid => {
+            s.row = moved(s.row, dy);
+            s.col = moved(s.col, dx);
+            s.clamp_grid();
+        }
+        Screen::Timeline => {
+            let n = s.doc.generations.len();
+            if n > 0 {
+                let g = s.shown_generation().unwrap_or(0);
+                let to = moved(g, dy + dx).min(n - 1);
+                // Back at the newest generation, follow it again.
+                s.generation = (to + 1 < n).then_some(to);
+                s.refresh();
+            }
+        }
+        Screen::Pair | Screen::Why => s.pair_scroll = moved(s.pair_scroll, dy),
+        Screen::Curate => {
+            let n = s.curate_list().len();
+            s.curate_row = moved(s.curate_row, dy).min(n.saturating_sub(1));
+        }
+        Screen::Transcript => {
+            if dx != 0 {
+                let n = s.doc.llm_calls.len();
+                s.transcript_call = moved(s.transcript_call, dx).min(n.saturating_sub(1));
+                s.transcript_scroll = 0;
+            } else {
+                s.transcript_scroll = moved(s.transcript_scroll, dy);
+            }
+        }
+    }
+}
+
+/// An act at the gate, on the selected test of the Curate list.
+fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
+    if !s.allowed(&action) {
+        return;
+    }
+    let list = s.curate_list();
+    let selected = list.get(s.curate_row).cloned();
+    match (&action, selected) {
+        (Action::Undo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Undo))),
+        (Action::Add, _) => {
+            s.editor = Some(Editing::Add(format!(
+                "test_yours_{}.py",
+                s.doc.tests.len() + 1
+            )));
+            fx.push(Effect::OpenEditor {
+                text: new_test_template(&s.doc),
+            });
+        }
+        (Action::AddFile, _) => {
+            s.editor = Some(Editing::Path);
+            fx.push(Effect::OpenEditor {
+                text: String::new(),
+            });
+        }
+        (_, None) => s.say("no test selected"),
+        (Action::Veto, Some(test)) => {
+            fx.push(Effect::Send(Command::Act(ActRequest::Veto { test })))
+        }
+        (Action::Pin, Some(test)) => fx.push(Effect::Send(Command::Act(ActRequest::Pin { test }))),
+        (Action::Edit, Some(test)) => {
+            let text = s.doc.tests[&test].source.clone();
+            s.editor = Some(Editing::Edit(test));
+            fx.push(Effect::OpenEditor { text });
+        }
+        _ => {}
+    }
+    s.go(Screen::Curate);
+}
+
+/// The editor's text was saved: the act it was opened for, or the file to read.
+fn saved(s: &mut State, source: String, fx: &mut Vec<Effect>) {
+    let Some(purpose) = s.editor.take() else {
+        return;
+    };
+    fx.push(Effect::CloseEditor);
+    match purpose {
+        Editing::Edit(test) => fx.push(Effect::Send(Command::Act(ActRequest::Edit {
+            test,
+            source: source + "\n",
+        }))),
+        Editing::Add(name) => fx.push(Effect::Send(Command::Act(ActRequest::Add {
+            name,
+            source: source + "\n",
+        }))),
+        Editing::Path => fx.push(Effect::ReadFile {
+            path: std::path::PathBuf::from(source.trim()),
+        }),
+    }
+}
+
+/// What follows from the state after any action: the focal files' sources once the session
+/// names them, and the Pair screen's diff when the pair or its logs change.
+fn derive(s: &mut State, fx: &mut Vec<Effect>) {
+    let mut files: BTreeSet<String> = s.doc.inputs.focal.iter().map(|f| f.file.clone()).collect();
+    files.extend(
+        s.doc
+            .pool
+            .iter()
+            .flat_map(|p| p.mutants.iter().map(|m| m.file.clone())),
+    );
+    let new: Vec<String> = files
+        .into_iter()
+        .filter(|f| !s.sources_asked.contains(f))
+        .collect();
+    if !new.is_empty() {
+        s.sources_asked.extend(new.iter().cloned());
+        fx.push(Effect::ReadSources {
+            repo: s.doc.inputs.repo.clone(),
+            files: new,
+        });
+    }
+    if s.screen == Screen::Pair {
+        let logs = s.selected_pair().and_then(|(t, m)| {
+            let old = s.doc.execution(&t, &Target::Old)?;
+            let run = s.doc.execution(&t, &Target::Mutant(m))?;
+            Some(if s.raw_log {
+                (old.raw_log.clone(), run.raw_log.clone())
+            } else {
+                (old.normalized_log.clone(), run.normalized_log.clone())
+            })
+        });
+        match logs {
+            Some(logs) if s.pair_diff.as_ref().is_none_or(|d| d.logs != logs) => {
+                let diff = LogDiff::new(s.doc.log(&logs.0), s.doc.log(&logs.1), DIFF_CONTEXT);
+                s.pair_diff = Some(PairDiff { logs, diff });
+            }
+            Some(_) => {}
+            None => s.pair_diff = None,
+        }
+    }
+}
+
+fn new_test_template(doc: &SessionDoc) -> String {
+    let imports = doc
+        .base_brt
+        .as_ref()
+        .map(|b| b.imports.join("\n"))
+        .filter(|i| !i.is_empty())
+        .unwrap_or_default();
+    format!("{imports}\n\n\ndef test_reproduces_the_issue():\n    assert False, \"write the reproduction here\"\n")
+        .trim_start()
+        .to_string()
+}
+
+/// All, survivors, then each kind present, then each file present, then all again.
+fn next_filter(s: &State) -> ColumnFilter {
+    let mut cycle = vec![ColumnFilter::All, ColumnFilter::Survivors];
+    if let (Some(pool), Some(g)) = (&s.doc.pool, s.shown_generation()) {
+        let in_gen: Vec<&crate::mutate::Mutant> = pool
+            .mutants
+            .iter()
+            .filter(|m| s.doc.generations[g].mutants.contains(&m.id))
+            .collect();
+        let kinds: BTreeSet<MutantKind> = in_gen.iter().map(|m| m.kind).collect();
+        cycle.extend(kinds.into_iter().map(ColumnFilter::Kind));
+        let files: BTreeSet<&String> = in_gen.iter().map(|m| &m.file).collect();
+        if files.len() > 1 {
+            cycle.extend(files.into_iter().map(|f| ColumnFilter::File(f.clone())));
+        }
+    }
+    let i = cycle.iter().position(|f| *f == s.filter).unwrap_or(0);
+    cycle[(i + 1) % cycle.len()].clone()
+}
+
+fn on_event(s: &mut State, e: Event) {
+    match e {
+        Event::ExecutionStarted {
+            key, test, target, ..
+        } => {
+            s.running.insert(key);
+            if let Target::Mutant(m) = target {
+                s.running_pairs.insert((test, m));
+            }
+        }
+        Event::ExecutionDone {
+            key,
+            done,
+            total,
+            kills,
+            timeouts,
+            test,
+            target,
+            cell,
+            ..
+        } => {
+            s.running.remove(&key);
+            if let Target::Mutant(m) = target {
+                // The cell shows at once; the next snapshot brings the rest (flaky, totals).
+                if let Some(c) = cell {
+                    s.cache.set(&test, &m, CellView::Killed(c));
+                }
+                s.running_pairs.remove(&(test, m));
+            }
+            s.progress = Some(Progress {
+                done,
+                total,
+                kills,
+                timeouts,
+            });
+        }
+        Event::StepStarted { phase } => {
+            s.progress = None;
+            if phase != Phase::Done {
+                s.busy = true;
+            }
+        }
+        Event::Paused { generation } => {
+            s.paused_at = Some(generation);
+            s.busy = false;
+            s.running.clear();
+            s.running_pairs.clear();
+            s.say(format!(
+                "paused at the gate before generation {generation}'s crossover: curate (x e a p u), then `c`"
+            ));
+        }
+        Event::Finished { final_test } => {
+            s.busy = false;
+            s.running.clear();
+            s.say(format!(
+                "done: final test {}",
+                final_test.unwrap_or_else(|| "none".into())
+            ));
+        }
+        Event::Idle => s.busy = false,
+        Event::Stopped { reason, resumable } => {
+            s.busy = false;
+            s.running.clear();
+            s.say(format!(
+                "the run stopped: {reason}{}",
+                if resumable {
+                    " (saved; `evootter open` continues it)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Event::Acted { act } => s.say(format!("you {}", act.kind.describe())),
+        Event::ActRefused { reason } => s.say(format!("refused: {reason}")),
+        Event::Note { message } => s.say(format!("note: {message}")),
+        Event::Selected {
+            generation,
+            selected,
+            selected_by,
+            ..
+        } => s.say(format!(
+            "generation {generation}: kept {} (by {selected_by})",
+            selected.join(", ")
+        )),
+        Event::LlmCalled { step, cached, .. } => s.say(format!(
+            "model: {step}{}",
+            if s.scripted {
+                " (scripted reply)"
+            } else if cached {
+                " (from the cache)"
+            } else {
+                ""
+            }
+        )),
+        Event::LlmRetrying {
+            endpoint, reason, ..
+        } => s.say(format!("model at {endpoint}: {reason}; retrying")),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::state::fixture;
+
+    /// A finished session of the scripted engine: four tests of a small function, real
+    /// mutants, scripted results (no Python).
+    fn doc() -> SessionDoc {
+        fixture::finished_session()
+    }
+
+    fn state() -> State {
+        let mut s = State::new(Arc::new(doc()), false, 40);
+        update(
+            &mut s,
+            Action::Resize {
+                width: 120,
+                height: 36,
+            },
+        );
+        s
+    }
+
+    #[test]
+    fn tab_cycles_screens_and_esc_goes_back() {
+        let mut s = state();
+        assert_eq!(s.screen, Screen::Grid);
+        update(&mut s, Action::NextScreen);
+        assert_eq!(s.screen, Screen::Pair);
+        update(&mut s, Action::PrevScreen);
+        update(&mut s, Action::PrevScreen);
+        assert_eq!(s.screen, Screen::Timeline);
+        update(&mut s, Action::Back);
+        assert_eq!(s.screen, Screen::Grid);
+        update(&mut s, Action::Help);
+        update(&mut s, Action::Back);
+        assert!(!s.help, "Esc closes the help first");
+    }
+
+    #[test]
+    fn the_selection_stays_inside_the_grid() {
+        let mut s = state();
+        let g = s.grid().unwrap();
+        for _ in 0..100 {
+            update(&mut s, Action::Right);
+            update(&mut s, Action::Down);
+        }
+        assert_eq!((s.row, s.col), (g.tests.len() - 1, g.mutants.len() - 1));
+        for _ in 0..100 {
+            update(&mut s, Action::Left);
+            update(&mut s, Action::Up);
+        }
+        assert_eq!((s.row, s.col), (0, 0));
+        update(&mut s, Action::Last);
+        assert_eq!(s.row, g.tests.len() - 1);
+    }
+
+    #[test]
+    fn running_and_finished_cells_follow_the_events() {
+        let mut s = state();
+        let (test, m) = s.selected_pair().unwrap();
+        let key = crate::engine::exec_key(&s.doc.tests[&test].hash, &Target::Mutant(m.clone()));
+        let g = s.shown_generation().unwrap();
+        let before = s.cell(g, &test, &m);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::ExecutionStarted {
+                    generation: Some(g),
+                    test: test.clone(),
+                    target: Target::Mutant(m.clone()),
+                    key: key.clone(),
+                }),
+            },
+        );
+        assert_eq!(s.cell(g, &test, &m), CellView::Running);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::ExecutionDone {
+                    generation: Some(g),
+                    test: test.clone(),
+                    target: Target::Mutant(m.clone()),
+                    outcome: crate::exec::Outcome::Failed,
+                    killed: Some(true),
+                    cell: None,
+                    key,
+                    done: 1,
+                    total: 2,
+                    kills: 1,
+                    timeouts: 0,
+                }),
+            },
+        );
+        assert_eq!(s.cell(g, &test, &m), before);
+        assert_eq!(s.progress.unwrap().done, 1);
+    }
+
+    #[test]
+    fn acts_wait_for_the_gate_and_a_read_only_session_runs_nothing() {
+        let mut s = state();
+        assert!(update(&mut s, Action::Veto).is_empty());
+        assert!(s.messages.last().unwrap().contains("gate"));
+        let mut ro = State::new(Arc::new(doc()), true, 40);
+        // The first action also asks for the focal files' sources.
+        assert!(matches!(
+            &update(&mut ro, Action::Timeline)[..],
+            [Effect::ReadSources { .. }]
+        ));
+        assert!(update(&mut ro, Action::Step).is_empty());
+        assert!(ro.messages.last().unwrap().contains("read-only"));
+        assert!(update(&mut s, Action::Step).is_empty());
+        assert!(s.messages.last().unwrap().contains("finished"));
+    }
+
+    #[test]
+    fn at_the_gate_keys_become_acts() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 1 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: 1 }),
+            },
+        );
+        assert_eq!(s.at_gate(), Some(1));
+        let first = s.curate_list()[0].clone();
+        assert_eq!(
+            update(&mut s, Action::Veto),
+            [Effect::Send(Command::Act(ActRequest::Veto {
+                test: first.clone()
+            }))]
+        );
+        assert_eq!(s.screen, Screen::Curate);
+        match &update(&mut s, Action::Edit)[..] {
+            [Effect::OpenEditor { text }] => {
+                assert_eq!(s.editor, Some(Editing::Edit(first.clone())));
+                assert_eq!(text, &s.doc.tests[&first].source);
+            }
+            other => panic!("{other:?}"),
+        }
+        update(&mut s, Action::EditorCancelled {});
+        assert_eq!(
+            update(&mut s, Action::AddFile),
+            [Effect::OpenEditor {
+                text: String::new()
+            }]
+        );
+        assert_eq!(s.editor, Some(Editing::Path));
+        update(&mut s, Action::EditorCancelled {});
+        assert_eq!(
+            update(&mut s, Action::Continue),
+            [Effect::Send(Command::Continue)]
+        );
+    }
+
+    #[test]
+    fn filters_cycle_and_sorting_orders_rows_by_fitness() {
+        let mut s = state();
+        let all = s.grid().unwrap().mutants.len();
+        update(&mut s, Action::FilterColumns);
+        assert_eq!(s.filter, ColumnFilter::Survivors);
+        assert!(s.grid().unwrap().mutants.len() <= all);
+        for _ in 0..20 {
+            update(&mut s, Action::FilterColumns);
+            if s.filter == ColumnFilter::All {
+                break;
+            }
+        }
+        assert_eq!(s.filter, ColumnFilter::All, "the cycle comes back");
+        update(&mut s, Action::SortRows);
+        let g = s.grid().unwrap();
+        let gen_ = &s.doc.generations[g.generation];
+        let kills: Vec<usize> = g.tests.iter().map(|t| gen_.scores[t].kills.len()).collect();
+        let mut sorted = kills.clone();
+        sorted.sort_by(|a, b| b.cmp(a));
+        assert_eq!(kills, sorted);
+    }
+
+    #[test]
+    fn actions_serialize_for_replay() {
+        let a = Action::Pair;
+        let j = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<Action>(&j).unwrap(), a);
+    }
+
+    /// Replays a recorded list of actions (the serde form the app records with
+    /// EVOOTTER_RECORD_ACTIONS) through the reducer.
+    fn replay(s: &mut State, recorded: &str) -> Vec<Effect> {
+        let actions: Vec<Action> = serde_json::from_str(recorded).unwrap();
+        actions.into_iter().flat_map(|a| update(s, a)).collect()
+    }
+
+    #[test]
+    fn a_recorded_walk_through_the_screens_replays_to_the_same_state() {
+        let recorded = r#"[
+            {"action": "resize", "width": 100, "height": 30},
+            {"action": "right"}, {"action": "down"}, {"action": "open"},
+            {"action": "toggle_raw"}, {"action": "next_hunk"}, {"action": "back"},
+            {"action": "sort_rows"}, {"action": "help"}, {"action": "page_down"},
+            {"action": "back"}, {"action": "timeline"}, {"action": "first"},
+            {"action": "transcript"}, {"action": "scroll", "lines": 3},
+            {"action": "grid"}, {"action": "click", "column": 15, "row": 7},
+            {"action": "sources_read", "sources": {"calc/ops.py": "def clamp(): pass\n"}}
+        ]"#;
+        let doc = Arc::new(doc());
+        let (mut a, mut b) = (
+            State::new(doc.clone(), false, 40),
+            State::new(doc, false, 40),
+        );
+        let fx = replay(&mut a, recorded);
+        assert_eq!(fx, replay(&mut b, recorded), "the same effects");
+        assert_eq!(a, b, "the same state");
+        assert_eq!(a.screen, Screen::Grid);
+        // Esc from the Pair screen went back to the Grid, which is not remembered twice.
+        assert_eq!(
+            a.history,
+            [Screen::Grid, Screen::Timeline, Screen::Transcript]
+        );
+        assert!(a.raw_log && a.sort_by_fitness && !a.help);
+        assert_eq!(a.generation, Some(0), "`first` on the timeline");
+        assert_eq!(a.transcript_scroll, 3);
+        // The click lands on the cell under it: row 1 (y 7 = tab line, border, 4 header lines,
+        // row 0), column 1 (x 15 = border, 12 header columns, one 2-wide cell).
+        assert_eq!((a.row, a.col), (1, 1));
+        assert_eq!(a.width, 100);
+        assert_eq!(
+            a.source("calc/ops.py").as_deref(),
+            Some("def clamp(): pass\n")
+        );
+        // The pair's diff was made when the Pair screen opened, of the raw logs after `v`.
+        let mut at_pair = State::new(a.doc.clone(), false, 40);
+        let actions: Vec<Action> = serde_json::from_str(recorded).unwrap();
+        for action in actions.into_iter().take(5) {
+            update(&mut at_pair, action);
+        }
+        assert_eq!(at_pair.screen, Screen::Pair);
+        let (t, m) = at_pair.selected_pair().unwrap();
+        let old = a.doc.execution(&t, &Target::Old).unwrap();
+        let run = a.doc.execution(&t, &Target::Mutant(m)).unwrap();
+        assert_eq!(
+            a.pair_diff.as_ref().map(|d| d.logs.clone()),
+            Some((old.raw_log.clone(), run.raw_log.clone()))
+        );
+        // Nothing was asked of the workbench or the disk but the focal sources, once.
+        assert!(
+            matches!(&fx[..], [Effect::ReadSources { files, .. }] if files == &["calc/ops.py"])
+        );
+    }
+
+    #[test]
+    fn a_recorded_curation_replays_to_the_commands_the_workbench_gets() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 0 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        let recorded = r#"[
+            {"action": "event", "event": {"event": "paused", "generation": 0}},
+            {"action": "curate"}, {"action": "down"}, {"action": "veto"},
+            {"action": "edit"}, {"action": "editor_cancelled"},
+            {"action": "edit"}, {"action": "editor_saved", "source": "def test_x(): pass"},
+            {"action": "add_file"}, {"action": "editor_saved", "source": " /no/such.py "},
+            {"action": "file_read", "path": "/no/such.py", "result": {"Err": "not found"}},
+            {"action": "add_file"}, {"action": "editor_saved", "source": "/tmp/test_mine.py"},
+            {"action": "file_read", "path": "/tmp/test_mine.py", "result": {"Ok": "def test_m(): pass"}},
+            {"action": "editor_saved", "source": "def test_m(): pass"},
+            {"action": "undo"}, {"action": "continue"}
+        ]"#;
+        let fx = replay(&mut s, recorded);
+        let second = s.curate_list()[1].clone();
+        let sent: Vec<&Command> = fx
+            .iter()
+            .filter_map(|f| match f {
+                Effect::Send(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                &Command::Act(ActRequest::Veto {
+                    test: second.clone()
+                }),
+                &Command::Act(ActRequest::Edit {
+                    test: second,
+                    source: "def test_x(): pass\n".into()
+                }),
+                &Command::Act(ActRequest::Add {
+                    name: "test_mine.py".into(),
+                    source: "def test_m(): pass\n".into()
+                }),
+                &Command::Act(ActRequest::Undo),
+                &Command::Continue,
+            ]
+        );
+        assert!(fx.contains(&Effect::ReadFile {
+            path: "/no/such.py".into()
+        }));
+        assert!(
+            s.messages
+                .iter()
+                .any(|m| m.contains("cannot read /no/such.py: not found"))
+        );
+        assert_eq!(s.editor, None);
+        assert!(s.busy && s.paused_at.is_none());
+    }
+
+    #[test]
+    fn a_traced_rerun_is_asked_for_and_shown_only_for_its_own_pair() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 0 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(&mut s, Action::Why);
+        let fx = update(&mut s, Action::Open);
+        let (test, mutant) = s.selected_pair().unwrap();
+        assert!(fx.contains(&Effect::RunPair {
+            test: test.clone(),
+            mutant: mutant.clone(),
+            file: "calc/ops.py".into()
+        }));
+        assert_eq!(s.rerun.as_ref().unwrap().result, None, "running");
+        let other = Action::PairRan {
+            test: "t9".into(),
+            mutant: mutant.clone(),
+            result: Err("late".into()),
+        };
+        update(&mut s, other);
+        assert_eq!(
+            s.rerun.as_ref().unwrap().result,
+            None,
+            "a stale answer is dropped"
+        );
+        update(
+            &mut s,
+            Action::PairRan {
+                test,
+                mutant,
+                result: Err("no executor".into()),
+            },
+        );
+        assert_eq!(
+            s.rerun.as_ref().unwrap().result,
+            Some(Err("no executor".into()))
+        );
+        let mut ro = State::new(Arc::new(doc()), true, 40);
+        update(&mut ro, Action::Why);
+        assert!(update(&mut ro, Action::Open).is_empty());
+    }
+}
