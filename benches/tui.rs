@@ -148,6 +148,7 @@ fn median_frame(state: &State, frames: usize) -> Duration {
                     hl: &hl,
                     keymap: &keymap,
                     editor: None,
+                    measure: &std::cell::Cell::new(None),
                 },
             )
         })

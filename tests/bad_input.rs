@@ -297,3 +297,56 @@ fn eval_refuses_a_file_that_is_not_a_test_module() {
         text(&o)
     );
 }
+
+/// The workbench needs a terminal: without one it says so, exits 2 and creates nothing.
+#[test]
+fn the_workbench_without_a_terminal_says_so_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    for args in [
+        vec!["demo", "--out", out.to_str().unwrap()],
+        vec!["open", out.to_str().unwrap()],
+        vec![
+            "tui",
+            "--instance",
+            "examples/envconf_errors",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ] {
+        let o = bin()
+            .args(&args)
+            .current_dir(root())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("needs a terminal") && err.contains("evootter run"),
+            "{err}"
+        );
+        assert!(!out.exists(), "{args:?} created {}", out.display());
+    }
+}
+
+/// An empty issue is refused before anything is created, unless the user says so.
+#[test]
+fn an_empty_issue_is_refused_unless_allowed() {
+    let tiny = Tiny::four();
+    std::fs::write(tiny.dir.path().join("issue.md"), " \n\n").unwrap();
+    let o = tiny.run("empty", &[]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is empty"), "{}", text(&o));
+    assert!(text(&o).contains("--allow-empty-issue"), "{}", text(&o));
+    assert!(!tiny.out("empty").exists());
+    let o = tiny.run("allowed", &["--allow-empty-issue", "--mutants", "4"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc =
+        evootter::engine::SessionDoc::load(&tiny.out("allowed").join("session.json")).unwrap();
+    assert!(
+        doc.notes.iter().any(|n| n.contains("the issue is empty")),
+        "{:?}",
+        doc.notes
+    );
+}

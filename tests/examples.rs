@@ -190,6 +190,41 @@ fn readme_demo_runs_the_full_workflow_offline() {
         .unwrap()
         .to_string();
     assert!(call.contains(recorded.trim()), "the reply is printed whole");
+
+    // The session shipped in sessions/demo is what this run decides: regenerate it
+    // (`evootter run --instance examples/envconf_errors --out sessions/demo --force`) when the
+    // engine changes a decision.
+    let fresh = evootter::engine::SessionDoc::load(&out_dir.path().join("session.json")).unwrap();
+    let shipped =
+        evootter::engine::SessionDoc::load(&root().join("sessions/demo/session.json")).unwrap();
+    let decisions = |d: &evootter::engine::SessionDoc| {
+        let gens: Vec<_> = d
+            .generations
+            .iter()
+            .map(|g| {
+                (
+                    g.tests.clone(),
+                    g.mutants.clone(),
+                    g.selected.clone(),
+                    g.selected_by,
+                )
+            })
+            .collect();
+        let location = d.base_brt.as_ref().and_then(|b| b.test_location.clone());
+        (
+            gens,
+            d.final_test.clone(),
+            location,
+            d.config.reach,
+            d.config.operators,
+        )
+    };
+    assert_eq!(
+        decisions(&fresh),
+        decisions(&shipped),
+        "sessions/demo no longer matches a fresh scripted demo; regenerate it with `evootter \
+         run --instance examples/envconf_errors --out sessions/demo --force`"
+    );
 }
 
 /// What the shipped sessions and examples hold is shared with everyone who clones the

@@ -125,9 +125,22 @@ fn session_walkthrough(width: u16, height: u16) {
     let gate1 = t.wait_for("at the gate before generation 1", 300);
     assert!(!gate1.contains("EVOOTTER-EXITED"), "{gate1}");
 
-    // Pin the first survivor as the final test and quit.
+    // Pin the first survivor as the final test: it asks first, `n` changes nothing, `u`
+    // takes a pin back, and only passing the gate ends the run.
     t.keys(&["5", "p"]);
+    t.wait_for("as the final test and end the run? y/n", 10);
+    t.keys(&["n"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!t.screen().contains("you pinned"), "{}", t.screen());
+    t.keys(&["p", "y"]);
     t.wait_for("you pinned", 60);
+    t.keys(&["u"]);
+    t.wait_for("you undid", 60);
+    assert!(t.screen().contains("going to crossover"), "{}", t.screen());
+    t.keys(&["p", "y"]);
+    let pinned_screen = t.wait_for("is pinned: passing the gate", 60);
+    assert!(pinned_screen.contains("pinned (you)"), "{pinned_screen}");
+    t.keys(&["c"]);
     t.wait_for("done: final test", 120);
     t.keys(&["q"]);
     let end = t.wait_for("EVOOTTER-EXITED 0", 60);
@@ -230,5 +243,92 @@ fn the_shipped_demo_session_opens_without_python() {
     t.keys(&["6"]);
     t.wait_for("localize_files", 10);
     t.keys(&["q"]);
+    t.wait_for("EVOOTTER-EXITED 0", 20);
+}
+
+/// Whether every pane on `screen` that says where it is (`lines a-b of n`) shows its end, and
+/// how many said so.
+fn panes_at_end(screen: &str) -> (bool, usize) {
+    let re = regex::Regex::new(r"lines (\d+)-(\d+) of (\d+)").unwrap();
+    let mut n = 0;
+    for c in re.captures_iter(screen) {
+        n += 1;
+        if c[2] != c[3] {
+            return (false, n);
+        }
+    }
+    (true, n)
+}
+
+/// At 80x24, every screen of a finished session scrolls to the last line of what it shows,
+/// and no further: `End` (or paging) reaches it, and more keys down change nothing.
+#[test]
+fn every_screen_scrolls_to_its_end_at_80x24() {
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let name = format!("evootter-ends-{}", std::process::id());
+    let t = Tmux::start(
+        &name,
+        80,
+        24,
+        &format!("cd {} && {bin} open sessions/demo", root().display()),
+    );
+    t.wait_for("read-only", 30);
+    let settle = || std::thread::sleep(Duration::from_millis(250));
+    let mut scrolled = 0;
+    // (the keys to the screen, the keys to its end, what must then be on screen)
+    let doc =
+        evootter::engine::SessionDoc::load(&root().join("sessions/demo/session.json")).unwrap();
+    let last_gen = doc.generations.last().unwrap();
+    let last_test = last_gen.tests.last().unwrap().clone();
+    let cases: [(&[&str], &[&str], String); 6] = [
+        (
+            &["1"],
+            &["G"],
+            format!("final test: {}", doc.final_test.clone().unwrap()),
+        ),
+        (&["2"], &["G"], format!(" {last_test} ")),
+        (&["2", "Enter"], &["G"], "the test, ".to_owned()),
+        (&["2", "w"], &["G"], "why did".to_owned()),
+        (&["5"], &["PageDown"; 12], String::new()),
+        (&["6"], &["G"], String::new()),
+    ];
+    for (to_screen, to_end, must_show) in cases {
+        t.keys(to_screen);
+        settle();
+        t.keys(to_end);
+        settle();
+        let end = t.screen();
+        let (at_end, panes) = panes_at_end(&end);
+        assert!(
+            at_end,
+            "{to_screen:?} then {to_end:?} is not at the end:\n{end}"
+        );
+        scrolled += usize::from(panes > 0);
+        if !must_show.is_empty() {
+            let last_line = end.lines().any(|l| l.contains(must_show.trim_start()));
+            assert!(
+                last_line,
+                "{to_screen:?}: `{must_show}` is not on screen:\n{end}"
+            );
+        }
+        // Past the end there is nothing: more keys down leave the screen as it is.
+        t.keys(&["j", "j", "PageDown"]);
+        settle();
+        if to_screen != ["2"] && to_screen != ["5"] {
+            assert_eq!(t.screen(), end, "{to_screen:?} scrolled past its end");
+        }
+        t.keys(&["Escape"]);
+    }
+    assert!(
+        scrolled >= 3,
+        "at 80x24 most screens are longer than the terminal"
+    );
+    // The help too.
+    t.keys(&["?", "G"]);
+    settle();
+    let help = t.screen();
+    assert!(help.contains("help: lines"), "{help}");
+    assert!(panes_at_end(&help).0, "{help}");
+    t.keys(&["Escape", "q"]);
     t.wait_for("EVOOTTER-EXITED 0", 20);
 }

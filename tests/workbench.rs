@@ -213,6 +213,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
         .id
         .clone();
     assert_eq!(doc.parents(0), ["t1".to_string(), mine.clone()]);
+    screens_agree(&doc, &["t2"], &["t1", mine.as_str()]);
 
     // Past the gate, the crossover (none) hands the curated parents on.
     wb.send(Command::Continue);
@@ -228,7 +229,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     };
     assert!(matches!(finished.ending, Ending::Done { .. }));
     let doc = &finished.doc;
-    assert_eq!(doc.generations[1].tests, ["t1".to_string(), mine]);
+    assert_eq!(doc.generations[1].tests, ["t1".to_string(), mine.clone()]);
     let kinds: Vec<&str> = doc
         .acts
         .iter()
@@ -250,6 +251,110 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     );
     let saved = SessionDoc::load(&finished.session_path).unwrap();
     assert_eq!(saved.acts, doc.acts, "acts are in the saved session");
+    // report.json says what the screens said.
+    let g0 = &report["generations"][0];
+    assert_eq!(g0["going_on"], serde_json::json!(["t1", mine]));
+    assert_eq!(g0["vetoed"], serde_json::json!(["t2"]));
+    assert_eq!(report["curated_parents"]["0"], g0["going_on"]);
+    let cut: Vec<String> = serde_json::from_value(g0["cut"].clone()).unwrap();
+    assert_eq!(
+        cut,
+        evootter::engine::explain::explain_cut(doc, 0)
+            .unwrap()
+            .lines
+    );
+}
+
+/// The Timeline's rows and cut lines and the Curate list, drawn from `doc` at its gate, say
+/// the same of every test of generation 0: `vetoed` are out by the user's veto (and no line
+/// calls them simply kept), `going_on` go to crossover.
+fn screens_agree(doc: &Arc<SessionDoc>, vetoed: &[&str], going_on: &[&str]) {
+    use evootter::tui::action::Action;
+    use evootter::tui::state::{Fate, State};
+    use evootter::tui::update::update;
+    use evootter::tui::views::{self, Ctx};
+    let theme = evootter::tui::theme::Theme::load(Some("dark"), None, false).unwrap();
+    let keymap = evootter::tui::keymap::Keymap::load(None).unwrap();
+    let hl = evootter::tui::highlight::Highlighter::new(true, false);
+    let mut s = State::new(doc.clone(), false, views::help_len(&keymap));
+    let paused = Event::Paused { generation: 0 };
+    update(
+        &mut s,
+        Action::Event {
+            event: Box::new(paused),
+        },
+    );
+    update(
+        &mut s,
+        Action::Resize {
+            width: 140,
+            height: 40,
+        },
+    );
+    let draw = |s: &State| {
+        let mut term =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(s.width, s.height)).unwrap();
+        term.draw(|f| {
+            views::draw(
+                f,
+                &Ctx {
+                    state: s,
+                    theme: &theme,
+                    hl: &hl,
+                    keymap: &keymap,
+                    editor: None,
+                    measure: &std::cell::Cell::new(None),
+                },
+            )
+        })
+        .unwrap();
+        format!("{}", term.backend())
+    };
+    update(&mut s, Action::Timeline);
+    let timeline = draw(&s);
+    update(&mut s, Action::Curate);
+    let curate = draw(&s);
+    let row_of = |screen: &str, t: &str| -> String {
+        screen
+            .lines()
+            .find(|l| l.split_whitespace().any(|w| w == t))
+            .unwrap_or_else(|| panic!("no row of {t}:\n{screen}"))
+            .to_owned()
+    };
+    for t in &doc.generations[0].tests {
+        let fate = s.fate(0, t);
+        if vetoed.contains(&t.as_str()) {
+            assert_eq!(fate, Fate::Vetoed, "{t}");
+        }
+        assert_eq!(
+            fate.goes_on(),
+            going_on.contains(&t.as_str()),
+            "{t}: {fate:?}"
+        );
+        for (name, screen) in [("Timeline", &timeline), ("Curate", &curate)] {
+            let row = row_of(screen, t);
+            assert!(
+                row.contains(fate.label()),
+                "{name} row of {t} lacks `{}`: {row}",
+                fate.label()
+            );
+        }
+    }
+    let cut = evootter::engine::explain::explain_cut(doc, 0)
+        .unwrap()
+        .lines;
+    for t in vetoed {
+        assert!(
+            cut.iter()
+                .any(|l| l.contains(&format!("{t} (")) && l.contains("vetoed by you")),
+            "the cut names {t} as vetoed: {cut:#?}"
+        );
+        assert!(!row_of(&timeline, t).contains(" kept "), "{timeline}");
+    }
+    let going = format!("going to crossover: {}", going_on.join(", "));
+    assert!(cut.iter().any(|l| l.ends_with(&going)), "{cut:#?}");
+    assert!(timeline.contains(&going), "{timeline}");
+    assert!(curate.contains(&going), "{curate}");
 }
 
 /// Helper for the assertions above: the test an act names.

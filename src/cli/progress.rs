@@ -84,8 +84,8 @@ impl Progress {
             } => {
                 let mix: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
                 self.line(format!(
-                    "   {count}/{requested} mutants{}: {}",
-                    if exhausted { " (pool exhausted)" } else { "" },
+                    "   {}: {}",
+                    evootter::mutate::types::pool_words(count, requested, exhausted),
                     mix.join(", ")
                 ));
             }
@@ -154,8 +154,15 @@ impl Progress {
                 timeouts,
                 ..
             } => {
-                let label = generation.map_or("evaluate".to_string(), |g| format!("gen {g}"));
-                let mut s = format!("   [{label}] executions {done}/{total}, kills so far {kills}");
+                // The evaluation kills nothing: it runs each test on c_old and with the fix.
+                let mut s = match generation {
+                    Some(g) => {
+                        format!("   [gen {g}] executions {done}/{total}, kills so far {kills}")
+                    }
+                    None => format!(
+                        "   [evaluate] runs {done}/{total}: each test on c_old and with the fix"
+                    ),
+                };
                 if timeouts > 0 {
                     s.push_str(&format!(", timeouts {timeouts}"));
                 }

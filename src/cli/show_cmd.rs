@@ -86,9 +86,8 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
     );
     if let Some(pool) = &doc.pool {
         println!(
-            "mutant pool: {} of {} asked",
-            pool.mutants.len(),
-            pool.requested
+            "mutant {}",
+            evootter::mutate::types::pool_words(pool.mutants.len(), pool.requested, pool.exhausted)
         );
     }
     let gens: Vec<usize> = match only {

@@ -90,7 +90,25 @@ fn demo_instance() -> anyhow::Result<PathBuf> {
     )
 }
 
+/// The workbench draws on a terminal; without one (a pipe, a CI job) it would fail deep in
+/// the terminal set-up after creating a session. Said before anything is created.
+fn need_terminal(command: &str) -> Option<ExitCode> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return None;
+    }
+    eprintln!(
+        "error: `evootter {command}` is the full-screen workbench and needs a terminal (stdin \
+         and stdout are not one here). Without a terminal, `evootter run` runs a session \
+         headless and `evootter show DIR` prints one."
+    );
+    Some(ExitCode::from(2))
+}
+
 pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
+    if let Some(code) = need_terminal("demo") {
+        return Ok(code);
+    }
     let request = RunRequest {
         instance: Some(demo_instance()?),
         out: Some(match a.out {
@@ -104,6 +122,9 @@ pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn tui(mut a: TuiArgs) -> anyhow::Result<ExitCode> {
+    if let Some(code) = need_terminal("tui") {
+        return Ok(code);
+    }
     if a.request.out.is_none() && a.request.instance.is_none() {
         let name = a
             .request
@@ -155,6 +176,9 @@ async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<
 }
 
 pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
+    if let Some(code) = need_terminal("open") {
+        return Ok(code);
+    }
     let looks = looks(&a.looks)?;
     let path = match &a.session {
         Some(p) if p.is_dir() => p.join("session.json"),

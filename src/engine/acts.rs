@@ -1,7 +1,9 @@
 //! The user's acts at a gate, the point between a generation's selection and its crossover:
 //! veto a survivor, edit one, add a test of one's own, pin the final test, undo the last act.
 //! Each is checked against the phase, recorded in the session (`SessionDoc::acts`), and
-//! applied to the generation's `parents`, the tests that go to crossover. An edited or added
+//! applied to the generation's `parents`, the tests that go to crossover. A pin waits at the
+//! gate like the others (undo takes it back); passing the gate with a pin that counts ends
+//! the run with the pinned test instead of a crossover. An edited or added
 //! test is a new test (its own content hash) that runs on `c_old` and on the generation's
 //! mutants before crossover, like every other test of the generation; nothing already run
 //! runs again.
@@ -116,15 +118,6 @@ impl Engine {
                 None => return refused("nothing to undo at this gate".into()),
             },
         };
-        if let ActKind::Pin { test } = &kind {
-            // The run ends here with the user's choice.
-            self.doc.final_test = Some(test.clone());
-            self.doc.phase = if self.doc.inputs.golden_patch.is_some() {
-                Phase::Evaluate
-            } else {
-                Phase::Done
-            };
-        }
         Ok(self.record_act(g, kind)?)
     }
 
@@ -197,7 +190,8 @@ impl SessionDoc {
             .unwrap_or_default()
     }
 
-    fn counting_acts(&self, g: usize) -> Vec<&Act> {
+    /// The acts at gate `g` that still count (not undone), in the order done.
+    pub fn counting_acts(&self, g: usize) -> Vec<&Act> {
         let undone: Vec<usize> = self
             .acts
             .iter()
@@ -235,6 +229,31 @@ impl SessionDoc {
         parents
     }
 
+    /// The test pinned at gate `g` by the last pin that still counts: passing the gate ends
+    /// the run with it.
+    pub fn pinned(&self, g: usize) -> Option<TestId> {
+        self.counting_acts(g)
+            .into_iter()
+            .rev()
+            .find_map(|a| match &a.kind {
+                ActKind::Pin { test } => Some(test.clone()),
+                _ => None,
+            })
+    }
+
+    /// Why generation `g`'s tests do not go to crossover, as the user's acts decided: the
+    /// vetoed ones (a later edit or add that brought a test back does not count it).
+    pub fn vetoed(&self, g: usize) -> Vec<TestId> {
+        let parents = self.parents(g);
+        self.counting_acts(g)
+            .into_iter()
+            .filter_map(|a| match &a.kind {
+                ActKind::Veto { test } if !parents.contains(test) => Some(test.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The last act at gate `g` that still counts and can be undone.
     fn last_undoable(&self, g: usize) -> Option<usize> {
         let undone: Vec<usize> = self
@@ -248,7 +267,10 @@ impl SessionDoc {
         self.acts.iter().enumerate().rev().find_map(|(i, a)| {
             let undoable = matches!(
                 a.kind,
-                ActKind::Veto { .. } | ActKind::Edit { .. } | ActKind::Add { .. }
+                ActKind::Veto { .. }
+                    | ActKind::Edit { .. }
+                    | ActKind::Add { .. }
+                    | ActKind::Pin { .. }
             );
             (a.generation == g && undoable && !undone.contains(&i)).then_some(i)
         })

@@ -9,7 +9,7 @@
 
 use super::config::{CutRule, FitnessRule, SelectionStrategy};
 use super::selection::{TestFacts, otter_category, otter_cmp};
-use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
+use super::session::{ActKind, Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -88,6 +88,7 @@ pub fn explain_cut(doc: &SessionDoc, generation: usize) -> Option<CutExplanation
     };
     let facts = cut.facts();
     lines.extend(facts.iter().map(|f| cut.fact_line(f)));
+    lines.extend(curation_line(doc, generation));
     Some(CutExplanation {
         generation,
         strategy,
@@ -100,6 +101,25 @@ pub fn explain_cut(doc: &SessionDoc, generation: usize) -> Option<CutExplanation
         facts,
         lines,
     })
+}
+
+/// What the user's acts at the gate made of the cut: `at the gate you vetoed t3, added t10;
+/// going to crossover: t8, t2, t10`. `None` when no act counts.
+fn curation_line(doc: &SessionDoc, g: usize) -> Option<String> {
+    let acts: Vec<String> = doc
+        .counting_acts(g)
+        .into_iter()
+        .filter(|a| !matches!(a.kind, ActKind::Continue | ActKind::Undo { .. }))
+        .map(|a| a.kind.describe())
+        .collect();
+    if acts.is_empty() {
+        return None;
+    }
+    let then = match doc.pinned(g) {
+        Some(t) => format!("the run ends with {t} at this gate"),
+        None => format!("going to crossover: {}", doc.parents(g).join(", ")),
+    };
+    Some(format!("at the gate you {}; {then}", acts.join(", ")))
 }
 
 /// One generation's cut with the facts selection saw.
@@ -185,6 +205,17 @@ impl<'a> Cut<'a> {
         }
         if self.brt() && self.passes(t) {
             notes.push("passes on c_old".into());
+        }
+        // What the user did to a kept test at the gate, so the cut never reads as keeping a
+        // test that does not go on.
+        for a in self.doc.counting_acts(self.g.index) {
+            match &a.kind {
+                ActKind::Veto { test } if test == t => notes.push("vetoed by you".into()),
+                ActKind::Edit { test, new_test } if test == t => {
+                    notes.push(format!("edited by you into {new_test}"))
+                }
+                _ => {}
+            }
         }
         format!("{t} ({})", notes.join(", "))
     }

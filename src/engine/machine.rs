@@ -952,6 +952,16 @@ impl Engine {
     // ---- Crossover ----------------------------------------------------------------------
 
     async fn step_crossover(&mut self, g: usize) -> Result<(), EngineError> {
+        // A pin ends the run here with the user's choice: evaluating it is all that is left.
+        if let Some(test) = self.doc.pinned(g) {
+            self.doc.final_test = Some(test);
+            self.doc.phase = if self.doc.inputs.golden_patch.is_some() {
+                Phase::Evaluate
+            } else {
+                Phase::Done
+            };
+            return Ok(());
+        }
         // The survivors, as the user curated them at the gate (if anyone did).
         let parents = self.doc.parents(g);
         let offspring = match self.doc.config.crossover {

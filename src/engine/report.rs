@@ -60,6 +60,15 @@ pub fn report(doc: &SessionDoc) -> Value {
             if let Some(reach) = &g.reach {
                 v["reach"] = json!(reach);
             }
+            // What the user's acts at the gate made of the cut, as every screen shows it.
+            if !doc.counting_acts(g.index).is_empty() {
+                v["going_on"] = json!(doc.parents(g.index));
+                v["vetoed"] = json!(doc.vetoed(g.index));
+                v["pinned"] = json!(doc.pinned(g.index));
+            }
+            if let Some(e) = super::explain::explain_cut(doc, g.index) {
+                v["cut"] = json!(e.lines);
+            }
             v
         })
         .collect();

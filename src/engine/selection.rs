@@ -97,6 +97,12 @@ fn brt_rank(f: &TestFacts, rule: FitnessRule) -> u8 {
     }
 }
 
+/// Fitness under `rule` as a sort key, higher is better: under the BRT rule a test that
+/// passes on `c_old` ranks below every test that fails or errors there, whatever it kills.
+pub fn fitness_key(f: &TestFacts, rule: FitnessRule) -> (std::cmp::Reverse<u8>, usize) {
+    (std::cmp::Reverse(brt_rank(f, rule)), f.kills)
+}
+
 /// Keep `keep` of `tests`.
 pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection {
     let keep = keep.min(tests.len());
@@ -147,8 +153,7 @@ fn finish(
 }
 
 fn select_by_mutation(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection {
-    // Fitness key: higher is better.
-    let fitness = |f: &TestFacts| (std::cmp::Reverse(brt_rank(f, p.fitness)), f.kills);
+    let fitness = |f: &TestFacts| fitness_key(f, p.fitness);
     let mut v: Vec<&TestFacts> = tests.iter().collect();
     v.sort_by(|a, b| fitness(b).cmp(&fitness(a)).then(a.id.cmp(&b.id)));
 

@@ -134,3 +134,23 @@ pub struct MutantPool {
     /// repository changed under it.
     pub file_hashes: BTreeMap<String, String>,
 }
+
+/// The pool's size against `m` in words a reader takes at face value: with every operator
+/// alternative the pool is usually larger than `m`, which then bounds each generation's
+/// sample, not the pool ("52 of 20" read as an error).
+pub fn pool_words(count: usize, requested: usize, exhausted: bool) -> String {
+    if count >= requested {
+        format!(
+            "pool {count} mutants (every alternative); each generation samples up to {requested}"
+        )
+    } else {
+        format!(
+            "pool {count} mutants, fewer than the {requested} asked{}",
+            if exhausted {
+                " (the focal functions yield no more)"
+            } else {
+                ""
+            }
+        )
+    }
+}

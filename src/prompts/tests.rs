@@ -539,6 +539,20 @@ fn corpus_single_path() {
         parse_single_path(&reply("30_single_path_dir_only.txt")),
         Err(ParseError::NoPath { .. })
     ));
+    // Prose first naming an existing test file, the chosen path on a line of its own last
+    // (the demo's recorded reply): the path on its own line, not the one in the prose.
+    assert_eq!(
+        parse_single_path(&reply("34_single_path_after_prose.txt")).unwrap(),
+        "tests/test_settings_invalid_values.py"
+    );
+    assert_eq!(
+        parse_single_path(&reply("35_single_path_code_span_at_end.txt")).unwrap(),
+        "tests/test_parser_regression.py"
+    );
+    assert_eq!(
+        parse_single_path(&reply("36_single_path_line_then_note.txt")).unwrap(),
+        "tests/unit/test_rounding_issue.py"
+    );
 }
 
 #[test]

@@ -67,16 +67,24 @@ pub enum Action {
     AddFile,
     Pin,
     Undo,
-    WhyNotKilled,
+    /// Why the selected cell is killed or not (the Why screen).
+    #[serde(alias = "why_not_killed")]
+    Explain,
     SortRows,
     FilterColumns,
     NextHunk,
     PrevHunk,
+    /// Long lines that do not wrap (the Pair screen): scroll sideways.
+    ScrollLeft,
+    ScrollRight,
     ToggleRaw,
     ToggleSideBySide,
     /// The editor's and the picker's own keys.
     Save,
     Cancel,
+    /// The answers to a question (`pin t10 ...? y/n`).
+    Yes,
+    No,
 
     // ---- the terminal ----
     Resize {
@@ -86,6 +94,12 @@ pub enum Action {
     /// The mouse wheel: lines down (negative: up).
     Scroll {
         lines: i64,
+    },
+    /// What the frame just drawn measured of a screen's pane (the app reports it; scrolling
+    /// is clamped to it).
+    Measured {
+        screen: super::state::Screen,
+        measure: super::state::Measure,
     },
     /// A mouse click at a terminal cell.
     Click {
@@ -109,7 +123,16 @@ pub enum Action {
     EditorSaved {
         source: String,
     },
-    EditorCancelled {},
+    /// The editor was closed with its text as it was then.
+    EditorCancelled {
+        source: String,
+    },
+    /// The compile check of a saved test: the interpreter's complaints, `file:line:col:
+    /// message` each (none: it compiles), or why it could not be checked.
+    SyntaxChecked {
+        source: String,
+        result: Result<Vec<String>, String>,
+    },
     /// A file the reducer asked for (`Effect::ReadFile`).
     FileRead {
         path: PathBuf,
@@ -141,13 +164,15 @@ impl Action {
         !matches!(
             self,
             Action::Resize { .. }
+                | Action::Measured { .. }
                 | Action::Scroll { .. }
                 | Action::Click { .. }
                 | Action::Event { .. }
                 | Action::Snapshot { .. }
                 | Action::WorkbenchEnded {}
                 | Action::EditorSaved { .. }
-                | Action::EditorCancelled {}
+                | Action::EditorCancelled { .. }
+                | Action::SyntaxChecked { .. }
                 | Action::FileRead { .. }
                 | Action::SourcesRead { .. }
                 | Action::PairRan { .. }
@@ -166,6 +191,8 @@ impl Action {
                 | Action::Last
                 | Action::PageUp
                 | Action::PageDown
+                | Action::ScrollLeft
+                | Action::ScrollRight
                 | Action::NextScreen
                 | Action::PrevScreen
                 | Action::Timeline
@@ -177,6 +204,8 @@ impl Action {
                 | Action::Back
                 | Action::Save
                 | Action::Cancel
+                | Action::Yes
+                | Action::No
         )
     }
 }
@@ -200,6 +229,13 @@ pub enum Effect {
         text: String,
     },
     CloseEditor,
+    /// Compile `source` with `python` (`None`: python3 from PATH); answered by
+    /// `Action::SyntaxChecked`.
+    CheckSyntax {
+        python: Option<PathBuf>,
+        name: String,
+        source: String,
+    },
     /// Read a file; answered by `Action::FileRead`.
     ReadFile {
         path: PathBuf,
@@ -233,7 +269,11 @@ mod tests {
         assert_eq!(Action::from_key_name("workbench_ended"), None);
         assert_eq!(Action::from_key_name("resize"), None);
         assert_eq!(Action::from_key_name("nonsense"), None);
-        let json = serde_json::to_string(&Action::WhyNotKilled).unwrap();
-        assert_eq!(json, r#"{"action":"why_not_killed"}"#);
+        let json = serde_json::to_string(&Action::Explain).unwrap();
+        assert_eq!(json, r#"{"action":"explain"}"#);
+        assert_eq!(
+            Action::from_key_name("why_not_killed"),
+            Some(Action::Explain)
+        );
     }
 }

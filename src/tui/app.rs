@@ -7,7 +7,7 @@
 
 use super::action::{Action, Effect, Rerun};
 use super::highlight::Highlighter;
-use super::keymap::Keymap;
+use super::keymap::{KeyContext, Keymap};
 use super::state::State;
 use super::theme::Theme;
 use super::update::{self, Store};
@@ -154,8 +154,28 @@ async fn run_in(
                         w.send(c);
                     }
                 }
-                Effect::OpenEditor { text } => editor = Some(text_area(&text)),
+                Effect::OpenEditor { text } => editor = Some(text_area(&text, &looks.theme)),
                 Effect::CloseEditor => editor = None,
+                Effect::CheckSyntax {
+                    python,
+                    name,
+                    source,
+                } => {
+                    let tx = done_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let python =
+                            python.or_else(|| crate::exec::python_env::locate_on_path("python3"));
+                        let result = match python {
+                            Some(py) => crate::exec::python_env::syntax_errors(
+                                &py,
+                                &[(name, source.clone())],
+                            )
+                            .map_err(|e| e.to_string()),
+                            None => Err("no python3 on PATH".into()),
+                        };
+                        let _ = tx.send(Action::SyntaxChecked { source, result });
+                    });
+                }
                 Effect::ReadFile { path } => {
                     let tx = done_tx.clone();
                     tokio::task::spawn_blocking(move || {
@@ -207,6 +227,7 @@ async fn run_in(
         }
         if dirty {
             let state = store.state();
+            let measure = std::cell::Cell::new(None);
             terminal.draw(|f| {
                 let ctx = Ctx {
                     state,
@@ -214,10 +235,18 @@ async fn run_in(
                     hl: &looks.highlighter,
                     keymap: &looks.keymap,
                     editor: editor.as_ref(),
+                    measure: &measure,
                 };
                 views::draw(f, &ctx);
             })?;
             dirty = false;
+            // What the frame measured goes to the reducer, which keeps scrolling inside it.
+            if let Some((screen, m)) = measure.take()
+                && store.state().measured[screen.index()] != Some(m)
+            {
+                effects = dispatch(&mut store, Action::Measured { screen, measure: m });
+                continue;
+            }
             if let (Some(t0), Some(f)) = (key_at.take(), trace.as_mut()) {
                 let _ = writeln!(f, "{}", t0.elapsed().as_micros());
             }
@@ -307,10 +336,11 @@ fn rerun_of(p: &crate::workbench::PairRun, file: &str) -> Rerun {
     }
 }
 
-fn text_area(text: &str) -> ratatui_textarea::TextArea<'static> {
+fn text_area(text: &str, theme: &Theme) -> ratatui_textarea::TextArea<'static> {
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut area = ratatui_textarea::TextArea::new(lines);
     area.set_cursor_line_style(ratatui::style::Style::default());
+    area.set_line_number_style(theme.style(super::theme::Role::Dim));
     area
 }
 
@@ -356,13 +386,16 @@ fn key_action(
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         return Some(Action::Quit);
     }
-    let action = keymap.action(update::key_context(s), &k);
-    if let Some(area) = editor {
+    let context = update::key_context(s);
+    let action = keymap.action(context, &k);
+    if let Some(area) = editor.as_mut().filter(|_| context == KeyContext::Editor) {
         return match action {
             Some(Action::Save) => Some(Action::EditorSaved {
                 source: area.lines().join("\n"),
             }),
-            Some(Action::Cancel | Action::Back) => Some(Action::EditorCancelled {}),
+            Some(Action::Cancel | Action::Back) => Some(Action::EditorCancelled {
+                source: area.lines().join("\n"),
+            }),
             _ => {
                 area.input(k);
                 None

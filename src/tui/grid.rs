@@ -3,7 +3,7 @@
 //! grid each frame), with frozen headers: the column numbers and kinds above, the test id,
 //! `c_old` outcome and fitness to the left, and each column's kill count below.
 
-use super::state::{CellView, State};
+use super::state::{CellView, Fate, State};
 use super::theme::{Role, Theme};
 use crate::engine::kill::Cell;
 use crate::exec::Outcome;
@@ -111,7 +111,6 @@ impl Widget for GridWidget<'_> {
             buf.set_string(x, area.y + 3, kind.to_string(), style);
         }
         buf.set_string(area.x, area.y + 3, "test c fit", header);
-        let parents = s.doc.parents(g);
 
         for (i, test) in grid
             .tests
@@ -126,17 +125,22 @@ impl Widget for GridWidget<'_> {
                 .execution(test, &crate::engine::Target::Old)
                 .map(|e| e.outcome);
             let score = gen_.scores.get(test);
-            let kept = parents.contains(test) && gen_.selected_by.is_some();
+            let fate = s.fate(g, test);
             let fitness = score.map_or(String::from("-"), |sc| sc.kills.len().to_string());
-            let label = format!("{test:<5} {} {fitness:>3}", outcome_letter(old));
+            let label = format!(
+                "{}{test:<4} {} {fitness:>3}",
+                fate.mark(),
+                outcome_letter(old)
+            );
             let style = if i == s.row {
                 selected
-            } else if kept {
-                t.style(Role::Kept)
-            } else if gen_.selected_by.is_some() {
-                t.style(Role::Dropped)
             } else {
-                t.style(Role::Text)
+                match fate {
+                    Fate::Kept | Fate::Yours | Fate::Pinned => t.style(Role::Kept),
+                    Fate::Vetoed => t.style(Role::Vetoed),
+                    Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
+                    Fate::Pending => t.style(Role::Text),
+                }
             };
             buf.set_stringn(area.x, y, &label, (ROW_HEADER - 1) as usize, style);
             let ti = grid.rows[i];

@@ -40,6 +40,8 @@ pub enum KeyContext {
     Transcript,
     Editor,
     Picker,
+    /// A y/n question.
+    Confirm,
 }
 
 impl KeyContext {
@@ -53,6 +55,7 @@ impl KeyContext {
         KeyContext::Transcript,
         KeyContext::Editor,
         KeyContext::Picker,
+        KeyContext::Confirm,
     ];
 
     /// The table in a keymap file (the serde name).
@@ -67,6 +70,7 @@ impl KeyContext {
             KeyContext::Transcript => "transcript",
             KeyContext::Editor => "editor",
             KeyContext::Picker => "picker",
+            KeyContext::Confirm => "confirm",
         }
     }
 
@@ -75,11 +79,12 @@ impl KeyContext {
     }
 
     /// Whether global bindings apply here when the context has none for a key. Not where keys
-    /// type text: `q` in the editor is a letter, not quit.
+    /// type text (`q` in the editor is a letter, not quit), nor where a question waits for
+    /// its answer.
     fn falls_back_to_global(self) -> bool {
         !matches!(
             self,
-            KeyContext::Global | KeyContext::Editor | KeyContext::Picker
+            KeyContext::Global | KeyContext::Editor | KeyContext::Picker | KeyContext::Confirm
         )
     }
 }
@@ -658,14 +663,9 @@ mod tests {
             (press(KeyCode::Right, none), Action::Right),
             (press(KeyCode::Enter, none), Action::Open),
             (press(KeyCode::Esc, none), Action::Back),
-            (ch('x'), Action::Veto),
-            (ch('e'), Action::Edit),
-            (ch('a'), Action::Add),
-            (ch('p'), Action::Pin),
-            (ch('u'), Action::Undo),
             (ch('c'), Action::Continue),
             (ch('t'), Action::Transcript),
-            (ch('w'), Action::WhyNotKilled),
+            (ch('w'), Action::Explain),
             (ch('g'), Action::First),
             (ch('G'), Action::Last),
             (press(KeyCode::Char('G'), KeyModifiers::SHIFT), Action::Last),
@@ -698,6 +698,17 @@ mod tests {
             (ch('o'), Action::ToggleSideBySide),
         ] {
             assert_eq!(km.action(pair, &ev), Some(action), "{ev:?}");
+        }
+        for (ev, action) in [
+            (ch('x'), Action::Veto),
+            (ch('e'), Action::Edit),
+            (ch('a'), Action::Add),
+            (ch('A'), Action::AddFile),
+            (ch('p'), Action::Pin),
+            (ch('u'), Action::Undo),
+        ] {
+            assert_eq!(km.action(KeyContext::Curate, &ev), Some(action.clone()), "{ev:?}");
+            assert_eq!(km.action(g, &ev), None, "acts are Curate's keys: {ev:?}");
         }
         assert_eq!(km.action(g, &ch('z')), None);
         assert_eq!(km.action(g, &ctrl('q')), None);
@@ -862,7 +873,7 @@ mod tests {
             "{msg}"
         );
         assert!(
-            msg.contains("`quitt` is not an action; actions are: help, quit, step"),
+            msg.contains("`quitt` is not an action; actions are: help, quit, continue"),
             "{msg}"
         );
     }

@@ -33,6 +33,11 @@ impl Screen {
         Screen::Transcript,
     ];
 
+    /// Its place in [`Screen::ALL`].
+    pub fn index(self) -> usize {
+        Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
     /// For narrow terminals.
     pub fn short_title(self) -> &'static str {
         match self {
@@ -50,7 +55,7 @@ impl Screen {
             Screen::Timeline => "Timeline",
             Screen::Grid => "Grid",
             Screen::Pair => "Pair",
-            Screen::Why => "Why not killed",
+            Screen::Why => "Why",
             Screen::Curate => "Curate",
             Screen::Transcript => "Model",
         }
@@ -259,6 +264,86 @@ fn view_of(
     CellView::Killed(cell)
 }
 
+/// What became of a test at its generation's cut, as selection and then the user's acts
+/// that still count decided: the one word every screen shows for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// The generation is not cut yet.
+    Pending,
+    Kept,
+    Dropped,
+    /// Kept by selection, then vetoed by the user.
+    Vetoed,
+    /// Kept by selection, then replaced by the user's edit of it.
+    Edited,
+    /// The user's own test (written or edited), going to crossover.
+    Yours,
+    /// Pinned by the user: the run ends with it when the gate is passed.
+    Pinned,
+}
+
+impl Fate {
+    pub fn label(self) -> &'static str {
+        match self {
+            Fate::Pending => "",
+            Fate::Kept => "kept",
+            Fate::Dropped => "dropped",
+            Fate::Vetoed => "vetoed (you)",
+            Fate::Edited => "edited (you)",
+            Fate::Yours => "yours, goes on",
+            Fate::Pinned => "pinned (you)",
+        }
+    }
+
+    /// One character for the grid's row header and the Curate list (text only, as in a
+    /// snapshot): `+` goes on, `x` vetoed, `e` edited away, `P` pinned.
+    pub fn mark(self) -> char {
+        match self {
+            Fate::Kept | Fate::Yours => '+',
+            Fate::Vetoed => 'x',
+            Fate::Edited => 'e',
+            Fate::Pinned => 'P',
+            Fate::Pending | Fate::Dropped => ' ',
+        }
+    }
+
+    /// Whether the test goes on past the gate (to crossover, or as the final test).
+    pub fn goes_on(self) -> bool {
+        matches!(self, Fate::Kept | Fate::Yours | Fate::Pinned)
+    }
+}
+
+/// How far a screen's pane is scrolled: the first line shown, and (where lines do not wrap)
+/// the first column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScrollPos {
+    pub top: usize,
+    pub left: usize,
+}
+
+/// What a frame measured of a screen's scrollable pane: its lines (after wrapping) and the
+/// rows it had, its widest line and the columns it had, and (Pair) the line where the log
+/// diff starts, which hunk jumps count from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measure {
+    pub lines: usize,
+    pub rows: usize,
+    pub width: usize,
+    pub cols: usize,
+    pub anchor: usize,
+}
+
+impl Measure {
+    /// The last first line that still fills the pane.
+    pub fn max_top(&self) -> usize {
+        self.lines.saturating_sub(self.rows)
+    }
+
+    pub fn max_left(&self) -> usize {
+        self.width.saturating_sub(self.cols)
+    }
+}
+
 /// The live progress of the step in flight.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
@@ -291,6 +376,46 @@ impl Editing {
             Editing::Path => "the path of a test file to add, then Ctrl-s".into(),
         }
     }
+}
+
+/// The editor while it is open: what for, the text it opened with (to know whether Esc
+/// throws changes away), and what the compile check of the last save said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditorState {
+    pub purpose: Editing,
+    pub original: String,
+    /// The saved text is being compiled by the run's interpreter.
+    pub checking: bool,
+    /// Why the last save was not accepted: the line (1-based; 0 when unknown) and the
+    /// interpreter's message.
+    pub error: Option<(usize, String)>,
+}
+
+impl EditorState {
+    pub fn new(purpose: Editing, original: &str) -> Self {
+        Self {
+            purpose,
+            original: original.to_owned(),
+            checking: false,
+            error: None,
+        }
+    }
+}
+
+/// A question the user answers with y or n before something that cannot be taken back
+/// lightly happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub question: String,
+    pub then: Confirmed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirmed {
+    /// Pin this test: the run ends with it when the gate is passed.
+    Pin(TestId),
+    /// Close the editor, throwing its changes away.
+    DiscardEdit,
 }
 
 /// A traced re-run of a pair: running (`None`), or what it showed.
@@ -340,20 +465,32 @@ pub struct State {
     pub busy: bool,
     pub raw_log: bool,
     pub side_by_side: bool,
-    pub pair_scroll: usize,
-    pub pair_hunk: usize,
+    /// Where each screen's scrollable pane is scrolled to, and what the last frame measured
+    /// of it (the reducer clamps to that: no screen scrolls past its end).
+    pub scroll: [ScrollPos; 6],
+    pub measured: [Option<Measure>; 6],
     /// The Pair screen's log diff.
     pub pair_diff: Option<PairDiff>,
     /// The selected row of the curate list.
     pub curate_row: usize,
     pub transcript_call: usize,
-    pub transcript_scroll: usize,
     /// Recent messages (events, refusals), newest last.
     pub messages: Vec<String>,
+    /// The message line: the newest message while it applies (on the screen it was said on,
+    /// until the next act).
+    pub notice: Option<String>,
     /// The last traced re-run of a pair (Why screen, Enter).
     pub rerun: Option<RerunState>,
     /// The editor, while it is open (its text is the app's widget).
-    pub editor: Option<Editing>,
+    pub editor: Option<EditorState>,
+    /// A question waiting for y or n.
+    pub confirm: Option<Confirm>,
+    /// A test of the user's just accepted: once its `c_old` run is in a snapshot, an error
+    /// there is said.
+    pub watch_new_test: Option<TestId>,
+    /// An act the workbench reported, said once a snapshot holds it (so that what it says
+    /// goes to crossover is what does).
+    pub announce_act: Option<crate::engine::Act>,
     /// The `c_old` sources of the focal files, by repository-relative path, as read by an
     /// effect (drawing never reads a file); and which were asked for.
     pub sources: BTreeMap<String, String>,
@@ -408,15 +545,18 @@ impl State {
             busy: false,
             raw_log: false,
             side_by_side: false,
-            pair_scroll: 0,
-            pair_hunk: 0,
+            scroll: Default::default(),
+            measured: Default::default(),
             pair_diff: None,
             curate_row: 0,
             transcript_call: 0,
-            transcript_scroll: 0,
             messages: vec![],
+            notice: None,
             rerun: None,
             editor: None,
+            confirm: None,
+            watch_new_test: None,
+            announce_act: None,
             sources: BTreeMap::new(),
             sources_asked: BTreeSet::new(),
             width: 80,
@@ -424,6 +564,19 @@ impl State {
             quit: false,
             cache,
             running_pairs: BTreeSet::new(),
+        }
+    }
+
+    /// Where `screen`'s pane shows from, kept inside what the last frame measured.
+    pub fn scroll_of(&self, screen: Screen) -> ScrollPos {
+        let i = screen.index();
+        let pos = self.scroll[i];
+        match self.measured[i] {
+            Some(m) => ScrollPos {
+                top: pos.top.min(m.max_top()),
+                left: pos.left.min(m.max_left()),
+            },
+            None => pos,
         }
     }
 
@@ -457,13 +610,14 @@ impl State {
         let gen_ = &self.doc.generations[g];
         let mut rows: Vec<usize> = (0..gen_.tests.len()).collect();
         if self.sort_by_fitness {
-            let kills = |i: &usize| {
-                gen_.scores
-                    .get(&gen_.tests[*i])
-                    .map_or(0, |s| s.kills.len())
-            };
-            // Stable: equal fitness keeps the generation's order.
-            rows.sort_by_key(|i| std::cmp::Reverse(kills(i)));
+            // As selection ranks: the fitness rule's key (a test passing on c_old below
+            // every failing one under the BRT rule), then kills. Stable: equal fitness keeps
+            // the generation's order.
+            let facts = crate::engine::selection::TestFacts::of_generation(&self.doc, gen_);
+            let rule = self.doc.config.fitness;
+            rows.sort_by_key(|&i| {
+                std::cmp::Reverse(crate::engine::selection::fitness_key(&facts[i], rule))
+            });
         }
         // Pool order, the order of `evootter mutants` and `show`.
         let in_gen: std::collections::HashMap<&MutantId, usize> = gen_
@@ -549,6 +703,37 @@ impl State {
         let t = grid.tests.get(self.row)?.clone();
         let m = grid.mutants.get(self.col)?.clone();
         Some((t, m))
+    }
+
+    /// What became of `test` at generation `g`'s cut.
+    pub fn fate(&self, g: usize, test: &TestId) -> Fate {
+        let doc = &self.doc;
+        let Some(gen_) = doc.generations.get(g) else {
+            return Fate::Pending;
+        };
+        if gen_.selected_by.is_none() && doc.counting_acts(g).is_empty() {
+            return Fate::Pending;
+        }
+        if doc.pinned(g).as_ref() == Some(test) {
+            return Fate::Pinned;
+        }
+        let acts = doc.counting_acts(g);
+        if doc.parents(g).contains(test) {
+            let yours = acts.iter().any(|a| match &a.kind {
+                crate::engine::ActKind::Edit { new_test, .. }
+                | crate::engine::ActKind::Add { new_test } => new_test == test,
+                _ => false,
+            });
+            return if yours { Fate::Yours } else { Fate::Kept };
+        }
+        for a in acts.iter().rev() {
+            match &a.kind {
+                crate::engine::ActKind::Veto { test: t } if t == test => return Fate::Vetoed,
+                crate::engine::ActKind::Edit { test: t, .. } if t == test => return Fate::Edited,
+                _ => {}
+            }
+        }
+        Fate::Dropped
     }
 
     /// The tests of the curate list: the gate's parents first, then the rest of the generation.

@@ -65,6 +65,7 @@ pub enum Role {
     Scripted,
     Kept,
     Dropped,
+    Vetoed,
     CellKilledStatus,
     CellKilledLog,
     CellRescued,
@@ -99,6 +100,7 @@ impl Role {
         Role::Scripted,
         Role::Kept,
         Role::Dropped,
+        Role::Vetoed,
         Role::CellKilledStatus,
         Role::CellKilledLog,
         Role::CellRescued,
@@ -134,6 +136,7 @@ impl Role {
             Role::Scripted => "scripted",
             Role::Kept => "kept",
             Role::Dropped => "dropped",
+            Role::Vetoed => "vetoed",
             Role::CellKilledStatus => "cell_killed_status",
             Role::CellKilledLog => "cell_killed_log",
             Role::CellRescued => "cell_rescued",
@@ -175,6 +178,8 @@ impl Role {
             | Role::DiffHunk => Modifier::BOLD,
             Role::Header | Role::Error | Role::CellRescued => Modifier::BOLD | Modifier::UNDERLINED,
             Role::CellError | Role::CellTimeout | Role::CellFlaky => Modifier::UNDERLINED,
+            // Out by the user's act, not by selection: struck through, unlike `dropped`.
+            Role::Vetoed => Modifier::CROSSED_OUT,
             Role::DiffAddEmph | Role::DiffRemoveEmph => Modifier::BOLD | Modifier::UNDERLINED,
             Role::Text
             | Role::Border
@@ -467,12 +472,13 @@ impl Locator<'_> {
                 "underlined" => Modifier::UNDERLINED,
                 "reversed" => Modifier::REVERSED,
                 "dim" => Modifier::DIM,
+                "crossed_out" => Modifier::CROSSED_OUT,
                 _ => {
                     return Err(self.bad_value(
                         field.span().start,
                         &key,
                         format!(
-                            "`{field_name}` is not part of a style; use fg, bg, bold, italic, underlined, reversed or dim"
+                            "`{field_name}` is not part of a style; use fg, bg, bold, italic, underlined, reversed, dim or crossed_out"
                         ),
                     ));
                 }

@@ -8,9 +8,9 @@ use super::action::{Action, Effect};
 use super::diff::LogDiff;
 use super::keymap::KeyContext;
 use super::state::{
-    CellCache, CellView, ColumnFilter, Editing, PairDiff, Progress, RerunState, Screen, State,
+    CellCache, CellView, ColumnFilter, Confirm, Confirmed, Editing, EditorState, PairDiff,
+    Progress, RerunState, Screen, State,
 };
-use crate::engine::kill::Cell;
 use crate::engine::{ActRequest, Event, Phase, SessionDoc, Target};
 use crate::mutate::MutantKind;
 use crate::workbench::Command;
@@ -42,8 +42,12 @@ impl Store {
     }
 }
 
-/// Where keys are read: the editor's own bindings while it is open, else the screen's.
+/// Where keys are read: a question's answers while one waits, the editor's own bindings
+/// while it is open, else the screen's.
 pub fn key_context(s: &State) -> KeyContext {
+    if s.confirm.is_some() {
+        return KeyContext::Confirm;
+    }
     if s.editor.is_some() {
         return KeyContext::Editor;
     }
@@ -99,16 +103,20 @@ fn moved(v: usize, d: i64) -> usize {
 
 impl State {
     fn say(&mut self, m: impl Into<String>) {
-        self.messages.push(m.into());
+        let m = m.into();
+        self.notice = Some(m.clone());
+        self.messages.push(m);
         if self.messages.len() > 200 {
             self.messages.remove(0);
         }
     }
 
+    /// Another screen: what the message line said belonged to the one left.
     fn go(&mut self, s: Screen) {
         if s != self.screen {
             self.history.push(self.screen);
             self.screen = s;
+            self.notice = None;
         }
     }
 
@@ -150,6 +158,27 @@ impl State {
         }
     }
 
+    /// Scrolls `screen`'s pane by `dy` lines, from where it shows (an offset kept past the
+    /// end by an old frame counts as the end), never past its last line.
+    fn scroll_by(&mut self, screen: Screen, dy: i64) {
+        let top = moved(self.scroll_of(screen).top, dy);
+        self.set_top(screen, top);
+    }
+
+    fn set_top(&mut self, screen: Screen, top: usize) {
+        let i = screen.index();
+        let max = self.measured[i].map_or(usize::MAX, |m| m.max_top());
+        self.scroll[i].top = top.min(max);
+    }
+
+    /// Scrolls sideways by `dx` columns (panes whose lines do not wrap).
+    fn shift(&mut self, screen: Screen, dx: i64) {
+        let i = screen.index();
+        let left = moved(self.scroll_of(screen).left, dx);
+        let max = self.measured[i].map_or(usize::MAX, |m| m.max_left());
+        self.scroll[i].left = left.min(max);
+    }
+
     /// Refuses `a` with its reason when it cannot be done now (see [`refusal`]).
     fn allowed(&mut self, a: &Action) -> bool {
         match refusal(self, a) {
@@ -171,6 +200,11 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
 }
 
 fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
+    // An act (anything but moving around) makes what the message line said about the last
+    // one stale.
+    if action.is_key_intent() && action.in_footer() {
+        s.notice = None;
+    }
     match action {
         Action::NextScreen | Action::PrevScreen => {
             let i = Screen::ALL.iter().position(|x| *x == s.screen).unwrap_or(0);
@@ -193,6 +227,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                 s.help = false;
             } else if let Some(prev) = s.history.pop() {
                 s.screen = prev;
+                s.notice = None;
             }
         }
         Action::Help => {
@@ -221,18 +256,27 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         Action::Right => move_by(s, 1, 0),
         Action::Up => move_by(s, 0, -1),
         Action::Down => move_by(s, 0, 1),
+        // On Curate the wheel and the page keys scroll the selected test's log; the moving
+        // keys choose the test.
+        Action::Scroll { lines } if s.screen == Screen::Curate => {
+            s.scroll_by(Screen::Curate, lines)
+        }
         Action::Scroll { lines } => move_by(s, 0, lines),
         Action::PageUp | Action::PageDown => {
-            let page = i64::from(s.height.saturating_sub(6).max(1));
-            move_by(
-                s,
-                0,
-                if action == Action::PageDown {
-                    page
-                } else {
-                    -page
-                },
-            );
+            let rows = s.measured[s.screen.index()].map_or(0, |m| m.rows);
+            let page = i64::try_from(rows.saturating_sub(1))
+                .unwrap_or(1)
+                .max(i64::from(s.height.saturating_sub(8)).max(1));
+            let dy = if action == Action::PageDown {
+                page
+            } else {
+                -page
+            };
+            if s.screen == Screen::Curate {
+                s.scroll_by(Screen::Curate, dy);
+            } else {
+                move_by(s, 0, dy);
+            }
         }
         Action::First | Action::Last => {
             let last = action == Action::Last;
@@ -241,31 +285,23 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                     s.row = if last { usize::MAX } else { 0 };
                     s.clamp_grid();
                 }
-                Screen::Pair | Screen::Why => {
-                    s.pair_scroll = if last { usize::MAX / 2 } else { 0 };
-                }
-                Screen::Transcript => s.transcript_scroll = 0,
                 Screen::Curate => {
                     s.curate_row = if last {
                         s.curate_list().len().saturating_sub(1)
                     } else {
                         0
                     };
+                    s.set_top(Screen::Curate, 0);
                 }
-                Screen::Timeline => {
-                    s.generation = if last { None } else { Some(0) };
-                    s.refresh();
-                }
+                screen => s.set_top(screen, if last { usize::MAX } else { 0 }),
             }
         }
         Action::Open => match s.screen {
             Screen::Grid if s.selected_pair().is_some() => {
-                s.pair_scroll = 0;
-                s.pair_hunk = 0;
+                s.scroll[Screen::Pair.index()] = Default::default();
                 s.go(Screen::Pair);
             }
             Screen::Timeline => s.go(Screen::Grid),
-            Screen::Transcript => s.transcript_scroll = 0,
             Screen::Why => {
                 if s.allowed(&action)
                     && let Some((test, mutant)) = s.selected_pair()
@@ -281,16 +317,16 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             }
             _ => {}
         },
-        Action::WhyNotKilled => {
+        Action::Explain => {
             if let Some((t, m)) = s.selected_pair() {
                 let g = s.shown_generation().unwrap_or(0);
                 match s.cell(g, &t, &m) {
-                    CellView::Killed(Cell::Survived) => {
-                        s.pair_scroll = 0;
+                    CellView::Killed(_) | CellView::Error => {
+                        s.set_top(Screen::Why, 0);
                         s.go(Screen::Why);
                     }
                     other => s.say(format!(
-                        "{t} on {m} is {}: why-not-killed is for survived cells",
+                        "{t} on {m} is {}: there is nothing to explain until it has run",
                         other.name()
                     )),
                 }
@@ -324,8 +360,41 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::ToggleRaw => s.raw_log = !s.raw_log,
         Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
-        Action::NextHunk => s.pair_hunk = s.pair_hunk.saturating_add(1),
-        Action::PrevHunk => s.pair_hunk = s.pair_hunk.saturating_sub(1),
+        Action::NextHunk | Action::PrevHunk => {
+            // Hunks are counted from where the log diff starts on the Pair screen.
+            let (Some(m), Some(d)) = (s.measured[Screen::Pair.index()], &s.pair_diff) else {
+                return;
+            };
+            let top = s.scroll_of(Screen::Pair).top;
+            let rel = top.saturating_sub(m.anchor);
+            let to = if action == Action::NextHunk {
+                if top < m.anchor {
+                    // Above the diff: its first hunk, which is its first line.
+                    (!d.diff.hunks.is_empty()).then_some(0)
+                } else {
+                    d.diff.next_hunk(rel, s.side_by_side)
+                }
+            } else {
+                d.diff.prev_hunk(rel, s.side_by_side)
+            };
+            match to {
+                Some(line) => s.set_top(Screen::Pair, m.anchor + line),
+                None => s.say(if action == Action::NextHunk {
+                    "no hunk after this one"
+                } else {
+                    "no hunk before this one"
+                }),
+            }
+        }
+        Action::ScrollLeft => s.shift(Screen::Pair, -8),
+        Action::ScrollRight => s.shift(Screen::Pair, 8),
+        Action::Measured { screen, measure } => {
+            let i = screen.index();
+            s.measured[i] = Some(measure);
+            // Content shrank, or the pane grew: nothing past the end.
+            let pos = s.scroll_of(screen);
+            s.scroll[i] = pos;
+        }
         // The editor's keys reach the reducer as EditorSaved / EditorCancelled (the app holds
         // the text); anywhere else they mean nothing.
         Action::Save | Action::Cancel => {}
@@ -354,18 +423,39 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             s.busy = false;
         }
         Action::EditorSaved { source } => saved(s, source, fx),
-        Action::EditorCancelled {} => {
-            s.editor = None;
-            fx.push(Effect::CloseEditor);
+        Action::EditorCancelled { source } => {
+            let changed = s.editor.as_ref().is_some_and(|e| {
+                e.purpose != Editing::Path && e.original.trim_end() != source.trim_end()
+            });
+            if changed {
+                s.confirm = Some(Confirm {
+                    question: "throw your changes away? y/n".into(),
+                    then: Confirmed::DiscardEdit,
+                });
+            } else {
+                s.editor = None;
+                fx.push(Effect::CloseEditor);
+            }
         }
+        Action::SyntaxChecked { source, result } => checked(s, source, result, fx),
+        Action::Yes => match s.confirm.take().map(|c| c.then) {
+            Some(Confirmed::Pin(test)) => {
+                fx.push(Effect::Send(Command::Act(ActRequest::Pin { test })))
+            }
+            Some(Confirmed::DiscardEdit) => {
+                s.editor = None;
+                fx.push(Effect::CloseEditor);
+            }
+            None => {}
+        },
+        Action::No => s.confirm = None,
         Action::FileRead { path, result } => match result {
             Ok(source) => {
                 let name = path
                     .file_name()
                     .map_or("test_yours.py".into(), |n| n.to_string_lossy().into_owned());
                 // The file's text goes into the editor, to be read before it is added.
-                s.editor = Some(Editing::Add(name));
-                fx.push(Effect::OpenEditor { text: source });
+                open_editor(s, Editing::Add(name), source, fx);
             }
             Err(e) => s.say(format!("cannot read {}: {e}", path.display())),
         },
@@ -393,31 +483,50 @@ fn move_by(s: &mut State, dx: i64, dy: i64) {
             s.col = moved(s.col, dx);
             s.clamp_grid();
         }
+        // Sideways: another generation; up and down: the text.
         Screen::Timeline => {
-            let n = s.doc.generations.len();
-            if n > 0 {
-                let g = s.shown_generation().unwrap_or(0);
-                let to = moved(g, dy + dx).min(n - 1);
-                // Back at the newest generation, follow it again.
-                s.generation = (to + 1 < n).then_some(to);
-                s.refresh();
+            if dx != 0 {
+                switch_generation(s, dx);
+            } else {
+                s.scroll_by(Screen::Timeline, dy);
             }
         }
-        Screen::Pair | Screen::Why => s.pair_scroll = moved(s.pair_scroll, dy),
+        Screen::Pair => {
+            s.scroll_by(Screen::Pair, dy);
+            s.shift(Screen::Pair, dx * 8);
+        }
+        Screen::Why => s.scroll_by(Screen::Why, dy),
         Screen::Curate => {
             let n = s.curate_list().len();
-            s.curate_row = moved(s.curate_row, dy).min(n.saturating_sub(1));
+            let to = moved(s.curate_row, dy).min(n.saturating_sub(1));
+            if to != s.curate_row {
+                s.curate_row = to;
+                s.set_top(Screen::Curate, 0);
+            }
         }
         Screen::Transcript => {
             if dx != 0 {
                 let n = s.doc.llm_calls.len();
                 s.transcript_call = moved(s.transcript_call, dx).min(n.saturating_sub(1));
-                s.transcript_scroll = 0;
+                s.set_top(Screen::Transcript, 0);
             } else {
-                s.transcript_scroll = moved(s.transcript_scroll, dy);
+                s.scroll_by(Screen::Transcript, dy);
             }
         }
     }
+}
+
+/// Shows another generation (`None` follows the newest, which is where the arrow ends).
+fn switch_generation(s: &mut State, by: i64) {
+    let n = s.doc.generations.len();
+    if n == 0 {
+        return;
+    }
+    let g = s.shown_generation().unwrap_or(0);
+    let to = moved(g, by).min(n - 1);
+    s.generation = (to + 1 < n).then_some(to);
+    s.refresh();
+    s.clamp_grid();
 }
 
 /// An act at the gate, on the selected test of the Curate list.
@@ -430,53 +539,123 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     match (&action, selected) {
         (Action::Undo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Undo))),
         (Action::Add, _) => {
-            s.editor = Some(Editing::Add(format!(
-                "test_yours_{}.py",
-                s.doc.tests.len() + 1
-            )));
-            fx.push(Effect::OpenEditor {
-                text: new_test_template(&s.doc),
-            });
+            let name = format!("test_yours_{}.py", s.doc.tests.len() + 1);
+            open_editor(s, Editing::Add(name), new_test_template(&s.doc), fx);
         }
-        (Action::AddFile, _) => {
-            s.editor = Some(Editing::Path);
-            fx.push(Effect::OpenEditor {
-                text: String::new(),
-            });
-        }
+        (Action::AddFile, _) => open_editor(s, Editing::Path, String::new(), fx),
         (_, None) => s.say("no test selected"),
         (Action::Veto, Some(test)) => {
             fx.push(Effect::Send(Command::Act(ActRequest::Veto { test })))
         }
-        (Action::Pin, Some(test)) => fx.push(Effect::Send(Command::Act(ActRequest::Pin { test }))),
+        (Action::Pin, Some(test)) => {
+            s.confirm = Some(Confirm {
+                question: format!("pin {test} as the final test and end the run? y/n"),
+                then: Confirmed::Pin(test),
+            })
+        }
         (Action::Edit, Some(test)) => {
             let text = s.doc.tests[&test].source.clone();
-            s.editor = Some(Editing::Edit(test));
-            fx.push(Effect::OpenEditor { text });
+            open_editor(s, Editing::Edit(test), text, fx);
         }
         _ => {}
     }
     s.go(Screen::Curate);
 }
 
-/// The editor's text was saved: the act it was opened for, or the file to read.
+fn open_editor(s: &mut State, purpose: Editing, text: String, fx: &mut Vec<Effect>) {
+    s.editor = Some(EditorState::new(purpose, &text));
+    fx.push(Effect::OpenEditor { text });
+}
+
+/// The editor's text was saved: a test is compiled by the run's interpreter first (a test
+/// that does not compile would only fail to collect, everywhere); a path is read.
 fn saved(s: &mut State, source: String, fx: &mut Vec<Effect>) {
-    let Some(purpose) = s.editor.take() else {
+    let Some(editor) = s.editor.as_mut() else {
         return;
     };
+    let name = match &editor.purpose {
+        Editing::Path => {
+            s.editor = None;
+            fx.push(Effect::CloseEditor);
+            fx.push(Effect::ReadFile {
+                path: std::path::PathBuf::from(source.trim()),
+            });
+            return;
+        }
+        Editing::Edit(t) => s.doc.tests.get(t).map_or(t.clone(), |c| c.name.clone()),
+        Editing::Add(name) => name.clone(),
+    };
+    if editor.checking {
+        return;
+    }
+    editor.checking = true;
+    editor.error = None;
+    // A Docker run's interpreter is in its image: the check uses python3 here.
+    let python = s
+        .doc
+        .config
+        .docker
+        .is_none()
+        .then(|| std::path::PathBuf::from(&s.doc.config.python));
+    fx.push(Effect::CheckSyntax {
+        python,
+        name,
+        source,
+    });
+}
+
+/// The compile check answered: a test that compiles becomes the act it was written for; one
+/// that does not keeps the editor open with the error.
+fn checked(
+    s: &mut State,
+    source: String,
+    result: Result<Vec<String>, String>,
+    fx: &mut Vec<Effect>,
+) {
+    if !s.editor.as_ref().is_some_and(|e| e.checking) {
+        return;
+    }
+    let complaints = match result {
+        Ok(c) => c,
+        Err(why) => {
+            // Nothing to compile with: the test goes in, and the user is told.
+            s.say(format!(
+                "could not compile the test to check it ({why}); it goes in as written"
+            ));
+            vec![]
+        }
+    };
+    let Some(editor) = s.editor.as_mut() else {
+        return;
+    };
+    editor.checking = false;
+    if let Some(first) = complaints.first() {
+        // `file:line:col: message`
+        let mut parts = first.splitn(4, ':');
+        let (_, line, _, message) = (parts.next(), parts.next(), parts.next(), parts.next());
+        let line = line.and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+        let message = message.map_or(first.clone(), |m| m.trim().to_owned());
+        editor.error = Some((line, message.clone()));
+        s.say(format!(
+            "not accepted: it does not compile (line {line}: {message}); fix it, or Esc"
+        ));
+        return;
+    }
+    let purpose = editor.purpose.clone();
+    s.editor = None;
     fx.push(Effect::CloseEditor);
+    let source = if source.ends_with('\n') {
+        source
+    } else {
+        source + "\n"
+    };
     match purpose {
         Editing::Edit(test) => fx.push(Effect::Send(Command::Act(ActRequest::Edit {
             test,
-            source: source + "\n",
+            source,
         }))),
-        Editing::Add(name) => fx.push(Effect::Send(Command::Act(ActRequest::Add {
-            name,
-            source: source + "\n",
-        }))),
-        Editing::Path => fx.push(Effect::ReadFile {
-            path: std::path::PathBuf::from(source.trim()),
-        }),
+        Editing::Add(name) => fx.push(Effect::Send(Command::Act(ActRequest::Add { name, source }))),
+        Editing::Path => {}
     }
 }
 
@@ -500,6 +679,35 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
             repo: s.doc.inputs.repo.clone(),
             files: new,
         });
+    }
+    if let Some(act) = s.announce_act.clone()
+        && s.doc.acts.contains(&act)
+    {
+        s.announce_act = None;
+        let then = match &act.kind {
+            crate::engine::ActKind::Pin { test } => {
+                format!("; passing the gate (c) ends the run with {test}, u takes the pin back")
+            }
+            _ => match s.doc.pinned(act.generation) {
+                Some(p) => format!("; {p} stays pinned"),
+                None => format!(
+                    "; going to crossover: {}",
+                    s.doc.parents(act.generation).join(", ")
+                ),
+            },
+        };
+        s.say(format!("you {}{then}", act.kind.describe()));
+    }
+    if let Some(t) = s.watch_new_test.clone()
+        && let Some(old) = s.doc.execution(&t, &Target::Old)
+    {
+        s.watch_new_test = None;
+        if old.outcome == crate::exec::Outcome::Error {
+            let why = old.exception.clone().unwrap_or_else(|| "an error".into());
+            s.say(format!(
+                "{t} errors on c_old ({why}): it is in, but it reproduces nothing yet; e edits it"
+            ));
+        }
     }
     if s.screen == Screen::Pair {
         let logs = s.selected_pair().and_then(|(t, m)| {
@@ -626,7 +834,16 @@ fn on_event(s: &mut State, e: Event) {
                 }
             ));
         }
-        Event::Acted { act } => s.say(format!("you {}", act.kind.describe())),
+        Event::Acted { act } => {
+            match &act.kind {
+                crate::engine::ActKind::Edit { new_test, .. }
+                | crate::engine::ActKind::Add { new_test } => {
+                    s.watch_new_test = Some(new_test.clone())
+                }
+                _ => {}
+            }
+            s.announce_act = Some(act);
+        }
         Event::ActRefused { reason } => s.say(format!("refused: {reason}")),
         Event::Note { message } => s.say(format!("note: {message}")),
         Event::Selected {
@@ -792,20 +1009,32 @@ mod tests {
         assert_eq!(s.screen, Screen::Curate);
         match &update(&mut s, Action::Edit)[..] {
             [Effect::OpenEditor { text }] => {
-                assert_eq!(s.editor, Some(Editing::Edit(first.clone())));
+                assert_eq!(
+                    s.editor.as_ref().map(|e| &e.purpose),
+                    Some(&Editing::Edit(first.clone()))
+                );
                 assert_eq!(text, &s.doc.tests[&first].source);
             }
             other => panic!("{other:?}"),
         }
-        update(&mut s, Action::EditorCancelled {});
+        // Esc with the text unchanged closes at once.
+        let unchanged = s.editor.as_ref().unwrap().original.clone();
+        update(&mut s, Action::EditorCancelled { source: unchanged });
+        assert_eq!(s.editor, None);
         assert_eq!(
             update(&mut s, Action::AddFile),
             [Effect::OpenEditor {
                 text: String::new()
             }]
         );
-        assert_eq!(s.editor, Some(Editing::Path));
-        update(&mut s, Action::EditorCancelled {});
+        assert_eq!(s.editor.as_ref().map(|e| &e.purpose), Some(&Editing::Path));
+        update(
+            &mut s,
+            Action::EditorCancelled {
+                source: "/typed/but/not/saved".into(),
+            },
+        );
+        assert_eq!(s.editor, None, "a path typed is no work lost");
         assert_eq!(
             update(&mut s, Action::Continue),
             [Effect::Send(Command::Continue)]
@@ -815,6 +1044,10 @@ mod tests {
     #[test]
     fn filters_cycle_and_sorting_orders_rows_by_fitness() {
         let mut s = state();
+        // Generation 0: four tests, one of them passing on c_old with the most kills.
+        update(&mut s, Action::Timeline);
+        update(&mut s, Action::Left);
+        update(&mut s, Action::Grid);
         let all = s.grid().unwrap().mutants.len();
         update(&mut s, Action::FilterColumns);
         assert_eq!(s.filter, ColumnFilter::Survivors);
@@ -829,10 +1062,24 @@ mod tests {
         update(&mut s, Action::SortRows);
         let g = s.grid().unwrap();
         let gen_ = &s.doc.generations[g.generation];
-        let kills: Vec<usize> = g.tests.iter().map(|t| gen_.scores[t].kills.len()).collect();
-        let mut sorted = kills.clone();
-        sorted.sort_by(|a, b| b.cmp(a));
-        assert_eq!(kills, sorted);
+        // As the BRT rule ranks: every test failing on c_old above every passing one, then
+        // by kills (t3 passes on c_old and kills the most, so it comes third, not first).
+        let keys: Vec<(bool, usize)> = g
+            .tests
+            .iter()
+            .map(|t| {
+                let passes = s.doc.execution(t, &Target::Old).unwrap().outcome
+                    == crate::exec::Outcome::Passed;
+                (passes, gen_.scores[t].kills.len())
+            })
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        assert_eq!(keys, sorted);
+        assert!(
+            keys[0].1 < keys.iter().map(|k| k.1).max().unwrap(),
+            "{keys:?}"
+        );
     }
 
     #[test]
@@ -856,7 +1103,7 @@ mod tests {
             {"action": "right"}, {"action": "down"}, {"action": "open"},
             {"action": "toggle_raw"}, {"action": "next_hunk"}, {"action": "back"},
             {"action": "sort_rows"}, {"action": "help"}, {"action": "page_down"},
-            {"action": "back"}, {"action": "timeline"}, {"action": "first"},
+            {"action": "back"}, {"action": "timeline"}, {"action": "left"},
             {"action": "transcript"}, {"action": "scroll", "lines": 3},
             {"action": "grid"}, {"action": "click", "column": 15, "row": 7},
             {"action": "sources_read", "sources": {"calc/ops.py": "def clamp(): pass\n"}}
@@ -876,8 +1123,12 @@ mod tests {
             [Screen::Grid, Screen::Timeline, Screen::Transcript]
         );
         assert!(a.raw_log && a.sort_by_fitness && !a.help);
-        assert_eq!(a.generation, Some(0), "`first` on the timeline");
-        assert_eq!(a.transcript_scroll, 3);
+        assert_eq!(
+            a.generation,
+            Some(0),
+            "`left` on the timeline: the generation before"
+        );
+        assert_eq!(a.scroll[Screen::Transcript.index()].top, 3);
         // The click lands on the cell under it: row 1 (y 7 = tab line, border, 4 header lines,
         // row 0), column 1 (x 15 = border, 12 header columns, one 2-wide cell).
         assert_eq!((a.row, a.col), (1, 1));
@@ -914,16 +1165,34 @@ mod tests {
         let recorded = r#"[
             {"action": "event", "event": {"event": "paused", "generation": 0}},
             {"action": "curate"}, {"action": "down"}, {"action": "veto"},
-            {"action": "edit"}, {"action": "editor_cancelled"},
-            {"action": "edit"}, {"action": "editor_saved", "source": "def test_x(): pass"},
+            {"action": "edit"}, {"action": "editor_cancelled", "source": "changed"},
+            {"action": "no"},
+            {"action": "editor_saved", "source": "def test_x(:\n    pass"},
+            {"action": "syntax_checked", "source": "def test_x(:\n    pass",
+             "result": {"Ok": ["test_b.py:1:11: invalid syntax"]}},
+            {"action": "editor_saved", "source": "def test_x(): pass"},
+            {"action": "syntax_checked", "source": "def test_x(): pass", "result": {"Ok": []}},
             {"action": "add_file"}, {"action": "editor_saved", "source": " /no/such.py "},
             {"action": "file_read", "path": "/no/such.py", "result": {"Err": "not found"}},
             {"action": "add_file"}, {"action": "editor_saved", "source": "/tmp/test_mine.py"},
             {"action": "file_read", "path": "/tmp/test_mine.py", "result": {"Ok": "def test_m(): pass"}},
             {"action": "editor_saved", "source": "def test_m(): pass"},
+            {"action": "syntax_checked", "source": "def test_m(): pass", "result": {"Err": "no python3"}},
+            {"action": "pin"}, {"action": "no"}, {"action": "pin"}, {"action": "yes"},
             {"action": "undo"}, {"action": "continue"}
         ]"#;
-        let fx = replay(&mut s, recorded);
+        let mut effects = vec![];
+        let actions: Vec<Action> = serde_json::from_str(recorded).unwrap();
+        let mut editor_after_error = None;
+        for a in actions {
+            let was_check =
+                matches!(&a, Action::SyntaxChecked { result: Ok(c), .. } if !c.is_empty());
+            effects.extend(update(&mut s, a));
+            if was_check {
+                editor_after_error = s.editor.clone();
+            }
+        }
+        let fx = effects;
         let second = s.curate_list()[1].clone();
         let sent: Vec<&Command> = fx
             .iter()
@@ -939,17 +1208,32 @@ mod tests {
                     test: second.clone()
                 }),
                 &Command::Act(ActRequest::Edit {
-                    test: second,
+                    test: second.clone(),
                     source: "def test_x(): pass\n".into()
                 }),
                 &Command::Act(ActRequest::Add {
                     name: "test_mine.py".into(),
                     source: "def test_m(): pass\n".into()
                 }),
+                &Command::Act(ActRequest::Pin {
+                    test: second.clone()
+                }),
                 &Command::Act(ActRequest::Undo),
                 &Command::Continue,
-            ]
+            ],
+            "Esc on a changed text asked first; the edit that does not compile was not sent; \
+             the first pin was answered no"
         );
+        // The text that did not compile kept the editor open, with its error and line.
+        let ed = editor_after_error.expect("the editor stayed open");
+        assert_eq!(ed.purpose, Editing::Edit(second));
+        assert_eq!(ed.error, Some((1, "invalid syntax".into())));
+        // Each save of a test was compiled first, with the session's interpreter.
+        let checks = fx
+            .iter()
+            .filter(|f| matches!(f, Effect::CheckSyntax { python: Some(p), .. } if p.as_os_str() == "python3"))
+            .count();
+        assert_eq!(checks, 3);
         assert!(fx.contains(&Effect::ReadFile {
             path: "/no/such.py".into()
         }));
@@ -958,7 +1242,13 @@ mod tests {
                 .iter()
                 .any(|m| m.contains("cannot read /no/such.py: not found"))
         );
+        assert!(
+            s.messages
+                .iter()
+                .any(|m| m.contains("could not compile the test to check it"))
+        );
         assert_eq!(s.editor, None);
+        assert_eq!(s.confirm, None);
         assert!(s.busy && s.paused_at.is_none());
     }
 

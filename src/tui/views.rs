@@ -7,7 +7,7 @@ use super::diff::{DiffStyles, LogDiff};
 use super::grid::{self, GridWidget};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
-use super::state::{CellView, HELP_HEIGHT_PCT, Screen, State};
+use super::state::{CellView, HELP_HEIGHT_PCT, Measure, Screen, State};
 use super::theme::{Role, Theme};
 use super::update;
 use crate::engine::{Origin, Phase, Target, explain, pair};
@@ -29,6 +29,9 @@ pub struct Ctx<'a> {
     pub keymap: &'a Keymap,
     /// The text area, while the user edits or writes a test (`State::editor` says what for).
     pub editor: Option<&'a ratatui_textarea::TextArea<'static>>,
+    /// What this frame measured of the screen's scrollable pane, for the app to hand to the
+    /// reducer (`Action::Measured`): drawing itself changes no state.
+    pub measure: &'a std::cell::Cell<Option<(Screen, Measure)>>,
 }
 
 pub fn draw(f: &mut Frame, c: &Ctx) {
@@ -66,37 +69,151 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
         Screen::Transcript => draw_transcript(f, c, body),
     }
     draw_status(f, c, status);
-    let last = c.state.messages.last().map_or("", String::as_str);
+    let notice = c.state.notice.as_deref().unwrap_or("");
     f.render_widget(
-        Paragraph::new(format!(" {last}")).style(t.style(Role::Warning)),
+        Paragraph::new(format!(" {notice}")).style(t.style(Role::Warning)),
         message,
     );
     draw_footer(f, c, footer);
-    if let (Some(editor), Some(purpose)) = (c.editor, &c.state.editor) {
-        let r = centered(area, 90, 80);
-        f.render_widget(Clear, r);
-        let key = |name: &str| {
-            c.keymap
-                .keys(super::keymap::KeyContext::Editor, name)
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "?".into())
-        };
-        let block = Block::bordered()
-            .title(format!(
-                " {} ({} saves, {} cancels) ",
-                purpose.title(),
-                key("save"),
-                key("cancel")
-            ))
-            .border_style(t.style(Role::BorderFocused));
-        let inner = block.inner(r);
-        f.render_widget(block, r);
-        f.render_widget(editor, inner);
+    draw_editor(f, c, area);
+    if let Some(q) = &c.state.confirm {
+        draw_confirm(f, c, area, &q.question);
     }
     if c.state.help {
         draw_help(f, c, centered(area, 80, HELP_HEIGHT_PCT));
     }
+}
+
+/// The editor over the screen: the text area with line numbers and Python highlighting, the
+/// line a compile error names marked, and the error under the text.
+fn draw_editor(f: &mut Frame, c: &Ctx, area: Rect) {
+    let (Some(text), Some(ed)) = (c.editor, &c.state.editor) else {
+        return;
+    };
+    let t = c.theme;
+    let r = centered(area, 90, 80);
+    f.render_widget(Clear, r);
+    let key = |name: &str| {
+        c.keymap
+            .keys(super::keymap::KeyContext::Editor, name)
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "?".into())
+    };
+    let block = Block::bordered()
+        .title(format!(
+            " {} ({} saves, {} cancels) ",
+            ed.purpose.title(),
+            key("save"),
+            key("cancel")
+        ))
+        .border_style(t.style(Role::BorderFocused));
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let status = if ed.checking {
+        Some((
+            "compiling it with the run's interpreter...".to_owned(),
+            Role::Dim,
+        ))
+    } else {
+        ed.error.as_ref().map(|(line, msg)| {
+            let at = if *line > 0 {
+                format!("line {line}: ")
+            } else {
+                String::new()
+            };
+            (format!("does not compile: {at}{msg}"), Role::Error)
+        })
+    };
+    let (text_area, status_area) = match &status {
+        Some(_) => {
+            let [a, b] = Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+            (a, Some(b))
+        }
+        None => (inner, None),
+    };
+    f.render_widget(text, text_area);
+    if ed.purpose != super::state::Editing::Path {
+        let marked = ed.error.as_ref().map(|(line, _)| *line);
+        highlight_editor(f.buffer_mut(), text_area, text, c, marked);
+    }
+    if let (Some((msg, role)), Some(a)) = (status, status_area) {
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(t.style(role))
+                .wrap(Wrap { trim: true }),
+            a,
+        );
+    }
+}
+
+/// Colours the editor's visible text as Python (the text area draws it plain) and marks the
+/// line number of `marked` (1-based), the line a compile error names.
+fn highlight_editor(
+    buf: &mut ratatui::buffer::Buffer,
+    area: Rect,
+    text: &ratatui_textarea::TextArea<'static>,
+    c: &Ctx,
+    marked: Option<usize>,
+) {
+    let lines = text.lines();
+    let styled = c.hl.python(&lines.join("\n"));
+    let (top, left) = text.scroll_offset();
+    let (top, left) = (usize::from(top), usize::from(left));
+    let gutter = text.line_number_width();
+    for row in 0..usize::from(area.height) {
+        let n = top + row;
+        if n >= lines.len() {
+            break;
+        }
+        let y = area.y + row as u16;
+        if marked == Some(n + 1) {
+            for x in area.x..(area.x + gutter).min(area.right()) {
+                buf[(x, y)].set_style(c.theme.style(Role::Error));
+            }
+        }
+        let Some(line) = styled.get(n) else {
+            continue;
+        };
+        let mut col = 0usize;
+        for span in &line.spans {
+            for _ in span.content.chars() {
+                if col >= left {
+                    let x = area.x + gutter + (col - left) as u16;
+                    if x >= area.right() {
+                        break;
+                    }
+                    if let Some(fg) = span.style.fg {
+                        buf[(x, y)].set_fg(fg);
+                    }
+                }
+                col += 1;
+            }
+        }
+    }
+}
+
+/// A question in a box of its own, over everything.
+fn draw_confirm(f: &mut Frame, c: &Ctx, area: Rect, question: &str) {
+    let w = (question.chars().count() as u16 + 4).min(area.width);
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + area.height / 2 - 1,
+        w,
+        3,
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(question.to_owned())
+            .style(c.theme.style(Role::Warning))
+            .wrap(Wrap { trim: true })
+            .block(
+                Block::bordered()
+                    .title(" answer y or n ")
+                    .border_style(c.theme.style(Role::BorderFocused)),
+            ),
+        r,
+    );
 }
 
 fn centered(area: Rect, pct_w: u16, pct_h: u16) -> Rect {
@@ -154,19 +271,50 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     let s = c.state;
     let t = c.theme;
     let calls = crate::llm::CallTotals::of(&s.doc.llm_calls);
-    let left = format!(
-        " {} | {} | model calls {}, tokens {}/{}, {}",
-        s.doc.inputs.instance.as_deref().unwrap_or("session"),
-        phase_words(s),
-        calls.calls,
-        calls.input_tokens,
-        calls.output_tokens,
-        calls.cost_label()
-    );
+    // The gauge takes its room only while executions run.
+    let running = s.progress.filter(|p| p.total > 0 && p.done < p.total);
+    let gauge_w = if running.is_some() { 24 } else { 0 };
+    let name = s.doc.inputs.instance.as_deref().unwrap_or("session");
+    let cost = calls
+        .cost_usd
+        .map_or_else(|| "cost unknown".to_owned(), |c| format!("${c:.4}"));
+    // The longest form that fits: a narrow terminal gets the same facts, shorter.
+    let short_phase = match &s.doc.phase {
+        Phase::Crossover { generation } if s.paused_at == Some(*generation) => {
+            format!(
+                "gate {generation}{}",
+                if s.busy { " (running)" } else { "" }
+            )
+        }
+        _ => phase_words(s),
+    };
+    let forms = [
+        format!(
+            " {name} | {} | model calls {}, tokens {}/{}, {}",
+            phase_words(s),
+            calls.calls,
+            calls.input_tokens,
+            calls.output_tokens,
+            calls.cost_label()
+        ),
+        format!(
+            " {name} | {} | {} calls, {cost}",
+            phase_words(s),
+            calls.calls
+        ),
+        format!(" {name} | {short_phase} | {} calls, {cost}", calls.calls),
+        format!(" {short_phase} | {} calls, {cost}", calls.calls),
+    ];
+    let room = usize::from(area.width.saturating_sub(gauge_w));
+    let left = forms
+        .iter()
+        .find(|f| f.chars().count() <= room)
+        .unwrap_or(&forms[forms.len() - 1])
+        .clone();
     let [text, gauge] =
-        Layout::horizontal([Constraint::Min(10), Constraint::Length(24)]).areas(area);
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(gauge_w)]).areas(area);
     f.render_widget(Paragraph::new(left).style(t.style(Role::Footer)), text);
-    if let Some(p) = s.progress.filter(|p| p.total > 0 && p.done < p.total) {
+    if let Some(p) = running {
         let ratio = p.done as f64 / p.total as f64;
         f.render_widget(
             Gauge::default()
@@ -186,7 +334,8 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
         (Action::Open, Screen::Timeline) => "grid",
         (Action::Open, Screen::Why) => "run traced",
         (Action::Open, _) => return None,
-        (Action::Down, Screen::Timeline) => "generation",
+        (Action::Right, Screen::Timeline) => "generation",
+        (Action::Down, Screen::Timeline) => "scroll",
         (Action::Down, Screen::Transcript) => "scroll",
         (Action::Right, Screen::Transcript) => "next call",
         (Action::Back, Screen::Pair | Screen::Why) => "back",
@@ -324,6 +473,75 @@ fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
     );
 }
 
+/// A screen's scrollable pane: whose, its title, whether its lines wrap (else it scrolls
+/// sideways), and the line hunk jumps count from.
+struct Pane<'a> {
+    screen: Screen,
+    title: &'a str,
+    wrap: bool,
+    anchor: usize,
+}
+
+impl<'a> Pane<'a> {
+    fn wrapped(screen: Screen, title: &'a str) -> Self {
+        Self {
+            screen,
+            title,
+            wrap: true,
+            anchor: 0,
+        }
+    }
+}
+
+/// Draws `screen`'s scrollable pane: `lines` in a bordered block titled `title` (plus where
+/// it is, when there is more than fits), wrapped or scrolled sideways, from the state's
+/// scroll position kept inside the text, and reports what it measured.
+fn scrolled(f: &mut Frame, c: &Ctx, area: Rect, pane: Pane<'_>, lines: Vec<Line<'_>>) {
+    let Pane {
+        screen,
+        title,
+        wrap,
+        anchor,
+    } = pane;
+    let inner = Block::bordered().inner(area);
+    let mut p = Paragraph::new(lines);
+    if wrap {
+        p = p.wrap(Wrap { trim: false });
+    }
+    let measure = Measure {
+        lines: p.line_count(inner.width),
+        rows: usize::from(inner.height),
+        width: if wrap { 0 } else { p.line_width() },
+        cols: usize::from(inner.width),
+        anchor,
+    };
+    c.measure.set(Some((screen, measure)));
+    let pos = c.state.scroll_of(screen);
+    let top = pos.top.min(measure.max_top());
+    let left = pos.left.min(measure.max_left());
+    // Where the pane is comes first: a narrow pane cuts its title's name, not its place.
+    let mut place = String::new();
+    if measure.lines > measure.rows {
+        place.push_str(&format!(
+            " | lines {}-{} of {}",
+            top + 1,
+            (top + measure.rows).min(measure.lines),
+            measure.lines
+        ));
+    }
+    if left > 0 {
+        place.push_str(&format!(" | from column {}", left + 1));
+    }
+    let room = usize::from(area.width.saturating_sub(4)).saturating_sub(place.chars().count());
+    let title = format!("{}{place}", truncate(title.trim(), room.max(1)));
+    let clip = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+    f.render_widget(
+        p.block(block(c, format!(" {title} ")))
+            .scroll((clip(top), clip(left))),
+        area,
+    );
+}
+
 fn block<'a>(c: &Ctx, title: String) -> Block<'a> {
     Block::bordered()
         .title(title)
@@ -391,34 +609,29 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         if !current {
             continue;
         }
-        let parents = s.doc.parents(g.index);
+        let width = usize::from(area.width.saturating_sub(2));
+        lines.push(Line::styled(
+            test_row(width, "test", "name", "c_old", "fit", "fate", "origin"),
+            t.style(Role::Dim),
+        ));
         for tid in &g.tests {
             let cand = &s.doc.tests[tid];
             let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
             let fit = g.scores.get(tid).map_or("-".into(), |sc| {
-                format!("{}{}", sc.kills.len(), if sc.flaky { " flaky" } else { "" })
+                format!("{}{}", sc.kills.len(), if sc.flaky { "~" } else { "" })
             });
-            let fate = if g.selected_by.is_none() {
-                ""
-            } else if parents.contains(tid) {
-                "kept"
-            } else {
-                "dropped"
-            };
-            let style = match fate {
-                "kept" => t.style(Role::Kept),
-                "dropped" => t.style(Role::Dropped),
-                _ => t.style(Role::Text),
-            };
+            let fate = s.fate(g.index, tid);
             lines.push(Line::styled(
-                format!(
-                    "   {tid:<5} {:<28} c_old {:<7} fitness {:<9} {fate:<8} {}",
-                    truncate(&cand.name, 28),
+                test_row(
+                    width,
+                    &format!("{} {tid}", fate.mark()),
+                    &cand.name,
                     outcome_word(old),
-                    fit,
-                    origin_words(&cand.origin)
+                    &fit,
+                    fate.label(),
+                    &origin_words(&cand.origin),
                 ),
-                style,
+                fate_style(t, fate, old),
             ));
         }
         if let Some(e) = explain::explain_cut(&s.doc, g.index) {
@@ -426,9 +639,17 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
                 lines.push(Line::styled(format!("   {l}"), t.style(Role::Dim)));
             }
         }
-        for a in s.doc.acts.iter().filter(|a| a.generation == g.index) {
+        // Every act at this gate, undone ones too: the cut line above says what still counts.
+        let acts: Vec<String> = s
+            .doc
+            .acts
+            .iter()
+            .filter(|a| a.generation == g.index)
+            .map(|a| a.kind.describe())
+            .collect();
+        if !acts.is_empty() {
             lines.push(Line::styled(
-                format!("   you: {}", a.kind.describe()),
+                format!("   your acts, in order: {}", acts.join("; ")),
                 t.style(Role::Warning),
             ));
         }
@@ -456,12 +677,42 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             t.style(Role::Dim),
         ));
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(c, format!(" Timeline: {} ", phase_words(s))))
-            .wrap(Wrap { trim: false }),
-        area,
+    let title = format!("Timeline: {}", phase_words(s));
+    scrolled(f, c, area, Pane::wrapped(Screen::Timeline, &title), lines);
+}
+
+/// One row of the Timeline's test table, fitted to `width`: the name gets what the fixed
+/// columns leave (at most 32), the origin what is left after it.
+fn test_row(
+    width: usize,
+    id: &str,
+    name: &str,
+    old: &str,
+    fit: &str,
+    fate: &str,
+    origin: &str,
+) -> String {
+    const FIXED: usize = 6 + 1 + 6 + 1 + 4 + 1 + 14 + 1;
+    let name_w = width.saturating_sub(FIXED + 14).clamp(8, 32);
+    let left = format!(
+        "{id:<6} {:<name_w$} {old:<6} {fit:>4} {fate:<14} ",
+        truncate(name, name_w)
     );
+    let room = width.saturating_sub(left.chars().count());
+    format!("{left}{}", truncate(origin, room.max(1)))
+}
+
+/// How a test's row looks: by its fate, with a warning for a test of the user's that errors
+/// on `c_old` (it was accepted, but it tests nothing yet).
+fn fate_style(t: &Theme, fate: super::state::Fate, old: Option<Outcome>) -> ratatui::style::Style {
+    use super::state::Fate;
+    match fate {
+        Fate::Yours if old == Some(Outcome::Error) => t.style(Role::Warning),
+        Fate::Kept | Fate::Yours | Fate::Pinned => t.style(Role::Kept),
+        Fate::Vetoed => t.style(Role::Vetoed),
+        Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
+        Fate::Pending => t.style(Role::Text),
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -636,31 +887,15 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
 }
 
 fn draw_pair(f: &mut Frame, c: &Ctx, area: Rect) {
-    let b = block(c, " Pair ".into());
-    let inner = b.inner(area);
+    let inner = Block::bordered().inner(area);
     let (lines, start) = pair_lines(c, inner.width);
-    let empty = LogDiff::default();
-    let diff = c.state.pair_diff.as_ref().map_or(&empty, |d| &d.diff);
-    let scroll = pair_scroll(c.state, start, diff);
-    f.render_widget(
-        Paragraph::new(lines).block(b).scroll((scroll as u16, 0)),
-        area,
-    );
-}
-
-/// Where the pair view scrolls to: the hunk chosen with n/N, else the free scroll.
-fn pair_scroll(s: &State, start: usize, diff: &LogDiff) -> usize {
-    if s.pair_hunk > 0 && !diff.hunks.is_empty() {
-        let mut at = 0usize;
-        for _ in 0..s.pair_hunk.min(diff.hunks.len()) {
-            match diff.next_hunk(at, s.side_by_side) {
-                Some(n) => at = n + 1,
-                None => break,
-            }
-        }
-        return start + at.saturating_sub(1) + s.pair_scroll;
-    }
-    s.pair_scroll
+    let pane = Pane {
+        screen: Screen::Pair,
+        title: "Pair",
+        wrap: false,
+        anchor: start,
+    };
+    scrolled(f, c, area, pane, lines);
 }
 
 fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
@@ -670,8 +905,13 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
     if let (Some((test, m)), Some(g)) = (s.selected_pair(), s.shown_generation())
         && let Ok(p) = pair::find(&s.doc, &test, &m)
     {
+        let killed = p.cell.is_some_and(|c| c.is_kill());
         lines.push(Line::styled(
-            format!("why did {test} not kill {m}?"),
+            if killed {
+                format!("why did {test} kill {m}?")
+            } else {
+                format!("why did {test} not kill {m}?")
+            },
             t.style(Role::Title),
         ));
         // A traced re-run is what the user just asked for: it comes first, above the
@@ -692,18 +932,14 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
             lines.push(Line::raw(""));
         }
         for l in super::why::reasons(&s.doc, g, &p, &|f| s.source(f)) {
-            lines.push(Line::styled(format!("- {l}"), t.style(Role::Text)));
+            // An indented line continues the reason before it.
+            let bullet = if l.starts_with("  ") { "" } else { "- " };
+            lines.push(Line::styled(format!("{bullet}{l}"), t.style(Role::Text)));
         }
     } else {
-        lines.push(Line::raw("select a survived cell on the Grid and press w"));
+        lines.push(Line::raw("select a cell on the Grid and press w"));
     }
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block(c, " Why not killed ".into()))
-            .wrap(Wrap { trim: false })
-            .scroll((s.pair_scroll as u16, 0)),
-        area,
-    );
+    scrolled(f, c, area, Pane::wrapped(Screen::Why, "Why"), lines);
 }
 
 // ---- Curate -------------------------------------------------------------------------------
@@ -714,47 +950,87 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     let g = s.shown_generation();
     let title = match s.at_gate() {
         Some(g) => format!(" Curate: the gate before generation {g}'s crossover "),
+        None if s.read_only => " Curate (read-only: nothing can be changed here) ".into(),
         None => " Curate (acts wait for the gate: r runs to it) ".into(),
     };
     let b = block(c, title);
     let inner = b.inner(area);
     f.render_widget(b, area);
-    let [list, log] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(inner);
-    let parents = g.map(|g| s.doc.parents(g)).unwrap_or_default();
-    let mut lines = vec![];
+    // The list takes what its names need, between 40% and 60% of the width; the log the rest.
+    let longest = s
+        .curate_list()
+        .iter()
+        .map(|t| s.doc.tests[t].name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let want = u16::try_from(longest + 26).unwrap_or(u16::MAX);
+    // Side by side where both fit; on a narrow terminal the log goes under the list, at the
+    // full width.
+    let side_by_side = inner.width >= 100;
+    let notes_h: u16 = if side_by_side { 4 } else { 3 };
+    let [list, log] = if side_by_side {
+        let list_w = want.clamp(inner.width * 2 / 5, inner.width * 3 / 5);
+        Layout::horizontal([Constraint::Length(list_w), Constraint::Min(1)]).areas(inner)
+    } else {
+        let rows = u16::try_from(s.curate_list().len()).unwrap_or(u16::MAX);
+        let list_h = (rows + notes_h).min(inner.height / 2).max(notes_h + 2);
+        Layout::vertical([Constraint::Length(list_h), Constraint::Min(3)]).areas(inner)
+    };
+    let width = usize::from(list.width);
+    let name_w = width.saturating_sub(26).max(6);
+    let mut rows = vec![];
     for (i, tid) in s.curate_list().iter().enumerate() {
         let cand = &s.doc.tests[tid];
-        let goes = parents.contains(tid);
+        let fate = g.map_or(super::state::Fate::Pending, |g| s.fate(g, tid));
         let kills = g
             .and_then(|g| s.doc.generations[g].scores.get(tid))
             .map_or(0, |sc| sc.kills.len());
+        let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
         let style = if i == s.curate_row {
             t.style(Role::Selected)
-        } else if goes {
-            t.style(Role::Kept)
         } else {
-            t.style(Role::Dropped)
+            fate_style(t, fate, old)
         };
-        lines.push(Line::styled(
+        rows.push(Line::styled(
             format!(
-                "{} {tid:<5} {:<22} {kills:>3} kills  {}",
-                if goes { "+" } else { " " },
-                truncate(&cand.name, 22),
-                origin_words(&cand.origin)
+                "{} {tid:<4} {:<name_w$} {kills:>3} {}",
+                fate.mark(),
+                truncate(&cand.name, name_w),
+                fate.label()
             ),
             style,
         ));
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "+ goes to crossover.  x veto  e edit  a add  p pin  u undo  c continue",
+    // What passing the gate will do, in words, under the list.
+    let mut notes = vec![Line::raw("")];
+    if let Some(g) = g {
+        let then = match s.doc.pinned(g) {
+            Some(p) => format!(
+                "{p} is pinned: passing the gate ends the run with it (u takes the pin back)"
+            ),
+            None => format!("going to crossover: {}", s.doc.parents(g).join(", ")),
+        };
+        notes.push(Line::styled(then, t.style(Role::Text)));
+    }
+    notes.push(Line::styled(
+        "+ goes on  x vetoed  e edited  P pinned; kills, then fate",
         t.style(Role::Dim),
     ));
-    f.render_widget(Paragraph::new(lines), list);
+    let [rows_area, notes_area] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(notes_h)]).areas(list);
+    // The selected row stays in view.
+    let visible = usize::from(rows_area.height).max(1);
+    let top = s.curate_row.saturating_sub(visible - 1);
+    f.render_widget(
+        Paragraph::new(rows).scroll((u16::try_from(top).unwrap_or(0), 0)),
+        rows_area,
+    );
+    f.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), notes_area);
     let selected = s.curate_list().get(s.curate_row).cloned();
     let mut right: Vec<Line> = vec![];
+    let mut title = String::new();
     if let Some(tid) = selected {
+        title = format!("{tid} ({})", origin_words(&s.doc.tests[&tid].origin));
         right.push(Line::styled(
             format!("{tid} on c_old"),
             t.style(Role::Header),
@@ -767,12 +1043,7 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
         right.push(Line::raw(""));
         right.extend(c.hl.python(&s.doc.tests[&tid].source));
     }
-    f.render_widget(
-        Paragraph::new(right)
-            .block(Block::bordered().border_style(t.style(Role::Border)))
-            .scroll((s.pair_scroll as u16, 0)),
-        log,
-    );
+    scrolled(f, c, log, Pane::wrapped(Screen::Curate, &title), right);
 }
 
 // ---- Transcript ---------------------------------------------------------------------------
@@ -849,16 +1120,8 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
         t.style(Role::Header),
     ));
     d.extend(call.reply.lines().map(|l| Line::raw(l.to_string())));
-    f.render_widget(
-        Paragraph::new(d)
-            .block(block(
-                c,
-                format!(" call {}: {} ", s.transcript_call + 1, call.step),
-            ))
-            .wrap(Wrap { trim: false })
-            .scroll((s.transcript_scroll as u16, 0)),
-        detail,
-    );
+    let title = format!("call {}: {}", s.transcript_call + 1, call.step);
+    scrolled(f, c, detail, Pane::wrapped(Screen::Transcript, &title), d);
 }
 
 #[cfg(test)]
@@ -913,6 +1176,7 @@ mod tests {
                     hl: &l.hl,
                     keymap: &l.keymap,
                     editor: None,
+                    measure: &std::cell::Cell::new(None),
                 },
             )
         })
@@ -962,7 +1226,9 @@ mod tests {
             assert!(first.contains(l.trim_end()), "`{l}` is cut:\n{first}");
         }
         let bindings = l.keymap.bindings();
-        let last_words = bindings.last().unwrap().name.replace('_', " ");
+        let last = bindings.last().unwrap();
+        // The last binding's line as the help writes it: its context, then its keys.
+        let last_words = format!("{:<12}{}", last.context.name(), last.keys.join(" "));
         assert!(!first.contains(&last_words), "{first}");
         update(&mut s, Action::PageDown);
         update(&mut s, Action::Last);

@@ -19,12 +19,9 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> 
         out.push(p.why_not_run(doc, source));
         return out;
     };
-    if p.cell.is_some_and(|c| c.is_kill()) {
-        out.push(format!(
-            "{test} does kill {}: {}",
-            m.id,
-            p.cell.unwrap().verdict()
-        ));
+    if let Some(cell) = p.cell.filter(|c| c.is_kill()) {
+        out.push(format!("{test} kills {}: {}", m.id, cell.verdict()));
+        out.extend(why_killed(doc, old, run));
         return out;
     }
     // Reach first: a test that never runs the mutated code cannot kill it, whatever its log
@@ -107,6 +104,59 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> 
          the test runs"
             .into(),
     );
+    out
+}
+
+/// What tells the two runs apart, as the kill decision saw it: the outcome, the statuses that
+/// changed, else the first lines where the normalized logs differ.
+fn why_killed(
+    doc: &SessionDoc,
+    old: &crate::engine::Execution,
+    run: &crate::engine::Execution,
+) -> Vec<String> {
+    let mut out = vec![];
+    if old.outcome != run.outcome {
+        out.push(format!(
+            "the test {:?} on c_old and {:?} on the mutant",
+            old.outcome, run.outcome
+        ));
+    }
+    let ids: std::collections::BTreeSet<&String> =
+        old.status_map.keys().chain(run.status_map.keys()).collect();
+    let changed: Vec<String> = ids
+        .into_iter()
+        .filter_map(|id| {
+            let a = old.status_map.get(id).map_or("-", String::as_str);
+            let b = run.status_map.get(id).map_or("-", String::as_str);
+            (a != b).then(|| format!("{id}: {a} -> {b}"))
+        })
+        .collect();
+    if !changed.is_empty() {
+        out.push(format!("statuses that changed: {}", changed.join("; ")));
+        return out;
+    }
+    let (a, b) = (doc.log(&old.normalized_log), doc.log(&run.normalized_log));
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let first = (0..la.len().max(lb.len())).find(|&i| la.get(i) != lb.get(i));
+    if let Some(i) = first {
+        let show = |l: Option<&&str>| {
+            l.map_or("(the log ends here)".to_owned(), |l| {
+                let l = l.trim_end();
+                if l.chars().count() > 160 {
+                    format!("{}...", l.chars().take(160).collect::<String>())
+                } else {
+                    l.to_owned()
+                }
+            })
+        };
+        out.push(format!(
+            "the statuses are the same; the normalized logs first differ at line {}:",
+            i + 1
+        ));
+        out.push(format!("  c_old:  {}", show(la.get(i))));
+        out.push(format!("  mutant: {}", show(lb.get(i))));
+        out.push("the Pair screen (Enter on the Grid) shows the whole diff".into());
+    }
     out
 }
 

@@ -448,8 +448,9 @@ async fn drive(
 ) -> Result<Ending, crate::outdir::OutDirError> {
     let mut mode = Mode::Idle;
     let mut queue: VecDeque<Command> = VecDeque::new();
-    // The generation whose gate the user continued past.
+    // The generation whose gate the user continued past, and the last gate announced.
     let mut passed_gate: Option<usize> = None;
+    let mut announced: Option<usize> = None;
     loop {
         if engine.is_done() {
             let final_test = report::write_outputs(&engine.doc, &out)?;
@@ -462,6 +463,14 @@ async fn drive(
             _ => None,
         };
         if mode == Mode::Idle {
+            // A session saved at a gate reopens there: say so before waiting, so a driver
+            // offers curation at once.
+            if let Some(g) = gate
+                && announced != Some(g)
+            {
+                let _ = events.send(Event::Paused { generation: g });
+                announced = Some(g);
+            }
             let cmd = match queue.pop_front() {
                 Some(c) => c,
                 // Every handle is gone: nobody will ask for more.
@@ -486,11 +495,6 @@ async fn drive(
                     let acted = unless_cancelled(engine.act(req), &mut rx, &mut queue).await;
                     match acted {
                         None => return cancel(&mut engine, &out),
-                        // A pinned test ends the run: evaluating it is all that is left.
-                        Some(Ok(act)) if matches!(act.kind, ActKind::Pin { .. }) => {
-                            mode = Mode::ToEnd;
-                            continue;
-                        }
                         Some(Ok(_)) => {}
                         Some(Err(ActError::Engine(error))) => {
                             report::write_outputs(&engine.doc, &out)?;
@@ -511,6 +515,7 @@ async fn drive(
             && mode != Mode::ToEnd
         {
             let _ = events.send(Event::Paused { generation });
+            announced = Some(generation);
             mode = Mode::Idle;
             continue;
         }

@@ -293,6 +293,10 @@ pub struct RunRequest {
     /// the session by name; the value is read from your environment at every start.
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
+    /// Accept an empty issue file (the model and the tests then have no issue to reproduce;
+    /// the run says so in its notes).
+    #[arg(long)]
+    pub allow_empty_issue: bool,
 }
 
 impl RunRequest {
@@ -393,6 +397,12 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         path: issue_path.clone(),
         source,
     })?;
+    ensure!(
+        a.allow_empty_issue || !issue_text.trim().is_empty(),
+        "the issue file {} is empty: the issue is what the tests must reproduce (and what the \
+         model reads); write it there, or pass --allow-empty-issue to run without one",
+        issue_path.display()
+    );
     let out = a
         .out
         .clone()
@@ -597,7 +607,14 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         instance: inst.as_ref().map(|i| i.name.clone()),
         repo_fingerprint: String::new(),
     };
+    let empty_issue = inputs.issue_text.trim().is_empty();
     let mut doc = setup::new_session(inputs, config, candidates)?;
+    if empty_issue {
+        doc.notes.push(
+            "the issue is empty (--allow-empty-issue): nothing says what the tests must reproduce"
+                .into(),
+        );
+    }
     if let Some(note) = python_note {
         doc.notes.push(note);
     }

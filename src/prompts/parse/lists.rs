@@ -131,23 +131,41 @@ pub fn parse_paths(reply: &str) -> Vec<String> {
     all.into_iter().filter(|p| seen.insert(p.clone())).collect()
 }
 
-/// The one test-file path of a `context_location` reply: the path after `TEST_FILE:` if
-/// present, else the first relative `.py` path named. Absolute paths and paths with `..` are
+/// The one test-file path of a `context_location` reply. The prompt asks for the path at the
+/// end, on a line of its own; prose before it often names existing test files ("the settings
+/// tests live in `tests/test_settings.py`"), which must not be taken. So: the path after
+/// `TEST_FILE:` if present; else the last line that is a path and nothing else; else the last
+/// relative `.py` path named (a code span at the end). Absolute paths and paths with `..` are
 /// skipped because the test is written inside the repository by this path.
 pub fn parse_single_path(reply: &str) -> Result<String, ParseError> {
     if reply.trim().is_empty() {
         return Err(ParseError::Empty);
     }
     let text = normalize(reply);
+    let usable = |t: &String| is_path_like(t) && !t.split('/').any(|c| c == "..");
+    let clean = |t: String| t.trim_start_matches('/').to_string();
     let marked = text
         .lines()
         .filter(|l| l.to_uppercase().contains("TEST_FILE"))
-        .flat_map(|l| tokens(l).collect::<Vec<_>>());
-    let any = text.lines().flat_map(|l| tokens(l).collect::<Vec<_>>());
+        .flat_map(|l| tokens(l).collect::<Vec<_>>())
+        .map(clean)
+        .find(usable);
+    let alone = || {
+        text.lines().rev().find_map(|l| {
+            let mut toks = tokens(l.trim_start_matches(['-', '*', '+', '>']).trim());
+            let only = toks.next().map(clean)?;
+            (toks.next().is_none() && usable(&only)).then_some(only)
+        })
+    };
+    let last = || {
+        text.lines()
+            .flat_map(|l| tokens(l).collect::<Vec<_>>())
+            .map(clean)
+            .rfind(usable)
+    };
     marked
-        .chain(any)
-        .map(|t| t.trim_start_matches('/').to_string())
-        .find(|t| is_path_like(t) && !t.split('/').any(|c| c == ".."))
+        .or_else(alone)
+        .or_else(last)
         .ok_or_else(|| ParseError::NoPath {
             excerpt: excerpt(reply),
         })
