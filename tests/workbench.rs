@@ -555,3 +555,37 @@ async fn a_pair_runs_again_on_demand_without_being_recorded() {
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}
 }
+
+/// A session saved at a gate reopens at the gate: the workbench says it is paused there
+/// before any command, so a driver offers curation at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_saved_at_a_gate_reopens_there() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, exec) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| matches!(e, Event::Paused { generation: 0 })).await;
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+    let f = wb.finish().await.unwrap();
+    let prepared = workbench::resume(&f.session_path, &RunRequest::default()).unwrap();
+    let mut wb = Workbench::start(
+        prepared,
+        Options {
+            pause_before_crossover: true,
+            executor: Some(exec),
+            model: None,
+        },
+    )
+    .await
+    .unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(10), wb.next_event())
+        .await
+        .expect("an event without any command")
+        .unwrap();
+    assert!(matches!(first, Event::Paused { generation: 0 }), "{first:?}");
+    // Curation works at once.
+    wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
+    until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+}

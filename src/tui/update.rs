@@ -1293,4 +1293,33 @@ mod tests {
         update(&mut ro, Action::Why);
         assert!(update(&mut ro, Action::Open).is_empty());
     }
+
+    /// The workbench reports an act before the snapshot that holds it arrives: the message
+    /// waits for the snapshot, so what it says goes to crossover is what does.
+    #[test]
+    fn an_act_is_announced_with_the_snapshot_that_holds_it() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 0 };
+        let before = Arc::new(d.clone());
+        let mut s = State::new(before, false, 40);
+        let act = crate::engine::Act {
+            at_unix: 1,
+            generation: 0,
+            kind: crate::engine::ActKind::Veto {
+                test: d.generations[0].selected[1].clone(),
+            },
+        };
+        let acted = Event::Acted { act: act.clone() };
+        update(&mut s, Action::Event { event: Box::new(acted) });
+        assert_eq!(s.notice, None, "not yet: the document does not hold the act");
+        d.acts.push(act);
+        let kept = d.generations[0].selected[0].clone();
+        d.generations[0].parents = Some(vec![kept.clone()]);
+        update(&mut s, Action::Snapshot { doc: Arc::new(d) });
+        let said = s.notice.clone().unwrap();
+        assert!(said.ends_with(&format!("going to crossover: {kept}")), "{said}");
+        // The next act makes it stale.
+        update(&mut s, Action::SortRows);
+        assert_eq!(s.notice, None);
+    }
 }
