@@ -281,11 +281,8 @@ fn every_screen_scrolls_to_its_end_at_80x24() {
     let last_gen = doc.generations.last().unwrap();
     let last_test = last_gen.tests.last().unwrap().clone();
     let cases: [(&[&str], &[&str], String); 6] = [
-        (
-            &["1"],
-            &["G"],
-            format!("final test: {}", doc.final_test.clone().unwrap()),
-        ),
+        // The Timeline ends with the shown generation's cut.
+        (&["1"], &["G"], "decided by".to_owned()),
         (&["2"], &["G"], format!(" {last_test} ")),
         (&["2", "Enter"], &["G"], "the test, ".to_owned()),
         (&["2", "w"], &["G"], "why did".to_owned()),
@@ -331,4 +328,89 @@ fn every_screen_scrolls_to_its_end_at_80x24() {
     assert!(panes_at_end(&help).0, "{help}");
     t.keys(&["Escape", "q"]);
     t.wait_for("EVOOTTER-EXITED 0", 20);
+}
+
+/// What a TUI user reaches for, on the shipped session at both sizes: the figure of the run on
+/// the Timeline, `/` with `n` on a text screen and on the Grid, `g` + id, `[` `]` between
+/// generations, the not-reached glyph, and `y` writing the selected test to a file.
+#[test]
+fn search_go_to_generations_figure_and_write_at_both_sizes() {
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let doc =
+        evootter::engine::SessionDoc::load(&root().join("sessions/demo/session.json")).unwrap();
+    for (w, h) in [(80u16, 24u16), (120, 36)] {
+        let dir = tempfile::tempdir().unwrap();
+        let name = format!("evootter-find-{}-{w}", std::process::id());
+        let t = Tmux::start(
+            &name,
+            w,
+            h,
+            &format!(
+                "cd {} && {bin} open {}",
+                dir.path().display(),
+                root().join("sessions/demo").display()
+            ),
+        );
+        t.wait_for("read-only", 30);
+        let settle = || std::thread::sleep(Duration::from_millis(250));
+        // The figure: its three charts, whatever the size.
+        t.keys(&["1"]);
+        let tl = t.wait_for("tests, mutants", 10);
+        assert!(tl.contains("kills per kind") || w < 100, "{tl}");
+        assert!(tl.contains("kills, generation"), "{tl}");
+        // Generation 0 by `[`, then a search of its text: every hit on screen after `n`.
+        t.keys(&["[", "[", "/", "b", "r", "t", "Enter"]);
+        settle();
+        let found = t.screen();
+        assert!(found.contains("kills, generation 0"), "{found}");
+        assert!(
+            found.contains("fitness rule brt"),
+            "the hit is on screen:\n{found}"
+        );
+        assert!(found.contains("n next hit"), "{found}");
+        // `g` + id from anywhere: t4 lives in generation 0 only.
+        t.keys(&["6", "g", "4", "Enter"]);
+        let grid = t.wait_for("Grid: generation 0 of", 10);
+        assert!(grid.contains("t4"), "{grid}");
+        // The grid's legend has a glyph for "never runs the mutated lines", and the sampled
+        // mutants of a reach-aware run that a test does not execute show it.
+        let g0 = &doc.generations[0];
+        let unreached = g0.tests.iter().any(|test| {
+            let lines = evootter::engine::reach::test_lines(&doc, test);
+            lines.is_some() && g0.scores[test].kills.len() < g0.mutants.len()
+        });
+        if unreached {
+            assert!(grid.contains(" _"), "{grid}");
+        }
+        // A search on the grid selects the matching row.
+        t.keys(&["/", "t", "6", "Enter"]);
+        settle();
+        let row = t.screen();
+        assert!(
+            row.contains("t6 x "),
+            "the detail line names the selected row:\n{row}"
+        );
+        // `y` writes the selected test to the file named.
+        t.keys(&["Escape", "y"]);
+        t.wait_for("write t6 to:", 10);
+        t.keys(&["C-u"]);
+        for _ in 0..40 {
+            t.keys(&["BSpace"]);
+        }
+        t.keys(&["mine.py", "Enter"]);
+        t.wait_for("wrote mine.py", 10);
+        let written = std::fs::read_to_string(dir.path().join("mine.py")).unwrap();
+        assert_eq!(written, doc.tests["t6"].source);
+        // Again: it asks before writing over it; `n` leaves it.
+        t.keys(&["y"]);
+        t.wait_for("write t6 to:", 10);
+        for _ in 0..40 {
+            t.keys(&["BSpace"]);
+        }
+        t.keys(&["mine.py", "Enter"]);
+        t.wait_for("write over it? y/n", 10);
+        t.keys(&["n"]);
+        t.keys(&["q"]);
+        t.wait_for("EVOOTTER-EXITED 0", 20);
+    }
 }

@@ -563,7 +563,10 @@ async fn a_session_saved_at_a_gate_reopens_there() {
     let tiny = Tiny::new(&[]);
     let (mut wb, exec) = scripted_workbench(&tiny, true).await;
     wb.send(Command::RunToGate);
-    until(&mut wb, "the gate", |e| matches!(e, Event::Paused { generation: 0 })).await;
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}
     let f = wb.finish().await.unwrap();
@@ -582,7 +585,10 @@ async fn a_session_saved_at_a_gate_reopens_there() {
         .await
         .expect("an event without any command")
         .unwrap();
-    assert!(matches!(first, Event::Paused { generation: 0 }), "{first:?}");
+    assert!(
+        matches!(first, Event::Paused { generation: 0 }),
+        "{first:?}"
+    );
     // Curation works at once.
     wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
     until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;

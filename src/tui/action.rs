@@ -79,7 +79,23 @@ pub enum Action {
     ScrollRight,
     ToggleRaw,
     ToggleSideBySide,
-    /// The editor's and the picker's own keys.
+    /// Search the screen (`/`): test ids and names, mutant ids, kinds and file:line, text.
+    Search,
+    NextHit,
+    PrevHit,
+    /// Jump to a test or mutant by its id, from anywhere (`g`).
+    Goto,
+    /// Write the selected test (or the final one) to a file you name (`y`), or copy it to
+    /// the terminal's clipboard (`Y`, OSC 52).
+    WriteTest,
+    CopyTest,
+    /// Another generation on the Grid and the Timeline.
+    PrevGeneration,
+    NextGeneration,
+    /// A prompt's own keys: delete the last character, take the text.
+    Erase,
+    Submit,
+    /// The editor's and the picker's own keys (and Esc in a prompt or a search).
     Save,
     Cancel,
     /// The answers to a question (`pin t10 ...? y/n`).
@@ -87,6 +103,10 @@ pub enum Action {
     No,
 
     // ---- the terminal ----
+    /// Text typed into a prompt.
+    Type {
+        text: String,
+    },
     Resize {
         width: u16,
         height: u16,
@@ -133,6 +153,13 @@ pub enum Action {
         source: String,
         result: Result<Vec<String>, String>,
     },
+    /// A file written (`Effect::WriteFile`): `Err` with `exists` when it was there and not
+    /// to be overwritten.
+    FileWritten {
+        path: PathBuf,
+        result: Result<usize, String>,
+        exists: bool,
+    },
     /// A file the reducer asked for (`Effect::ReadFile`).
     FileRead {
         path: PathBuf,
@@ -164,6 +191,8 @@ impl Action {
         !matches!(
             self,
             Action::Resize { .. }
+                | Action::Type { .. }
+                | Action::FileWritten { .. }
                 | Action::Measured { .. }
                 | Action::Scroll { .. }
                 | Action::Click { .. }
@@ -235,6 +264,17 @@ pub enum Effect {
         python: Option<PathBuf>,
         name: String,
         source: String,
+    },
+    /// Write `text` to `path` (not over an existing file unless `overwrite`); answered by
+    /// `Action::FileWritten`.
+    WriteFile {
+        path: PathBuf,
+        text: String,
+        overwrite: bool,
+    },
+    /// Put `text` on the terminal's clipboard (OSC 52).
+    Clipboard {
+        text: String,
     },
     /// Read a file; answered by `Action::FileRead`.
     ReadFile {

@@ -156,6 +156,34 @@ async fn run_in(
                 }
                 Effect::OpenEditor { text } => editor = Some(text_area(&text, &looks.theme)),
                 Effect::CloseEditor => editor = None,
+                Effect::WriteFile {
+                    path,
+                    text,
+                    overwrite,
+                } => {
+                    let tx = done_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let exists = path.exists();
+                        let result = if exists && !overwrite {
+                            Err("exists".to_owned())
+                        } else {
+                            std::fs::write(&path, &text)
+                                .map(|()| text.len())
+                                .map_err(|e| e.to_string())
+                        };
+                        let exists = exists && !overwrite;
+                        let _ = tx.send(Action::FileWritten {
+                            path,
+                            result,
+                            exists,
+                        });
+                    });
+                }
+                Effect::Clipboard { text } => {
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(osc52(&text).as_bytes());
+                    let _ = out.flush();
+                }
                 Effect::CheckSyntax {
                     python,
                     name,
@@ -242,9 +270,12 @@ async fn run_in(
             dirty = false;
             // What the frame measured goes to the reducer, which keeps scrolling inside it.
             if let Some((screen, m)) = measure.take()
-                && store.state().measured[screen.index()] != Some(m)
+                && store.state().measured[screen.index()].as_ref() != Some(&m)
             {
                 effects = dispatch(&mut store, Action::Measured { screen, measure: m });
+                // The reducer may have moved the pane (clamped, or jumped to a hit): draw
+                // again. The next frame measures the same, so this ends.
+                dirty = true;
                 continue;
             }
             if let (Some(t0), Some(f)) = (key_at.take(), trace.as_mut()) {
@@ -336,6 +367,39 @@ fn rerun_of(p: &crate::workbench::PairRun, file: &str) -> Rerun {
     }
 }
 
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard; inside tmux, wrapped so
+/// that tmux passes it on to the terminal (tmux needs `set-clipboard on` or `allow-passthrough`).
+fn osc52(text: &str) -> String {
+    let seq = format!("\x1b]52;c;{}\x07", base64(text.as_bytes()));
+    if std::env::var_os("TMUX").is_some() {
+        format!("\x1bPtmux;{}\x1b\\", seq.replace('\x1b', "\x1b\x1b"))
+    } else {
+        seq
+    }
+}
+
+/// Standard base64 with padding (OSC 52's encoding), written here rather than pulled in.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 fn text_area(text: &str, theme: &Theme) -> ratatui_textarea::TextArea<'static> {
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut area = ratatui_textarea::TextArea::new(lines);
@@ -386,9 +450,24 @@ fn key_action(
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         return Some(Action::Quit);
     }
-    let context = update::key_context(s);
-    let action = keymap.action(context, &k);
-    if let Some(area) = editor.as_mut().filter(|_| context == KeyContext::Editor) {
+    let contexts = update::key_contexts(s);
+    let action = keymap.action_in(&contexts, &k);
+    // In a prompt, a key without a binding there types itself.
+    if contexts == [KeyContext::Prompt] {
+        return action.or_else(|| match k.code {
+            KeyCode::Char(c)
+                if !k
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                Some(Action::Type {
+                    text: c.to_string(),
+                })
+            }
+            _ => None,
+        });
+    }
+    if let Some(area) = editor.as_mut().filter(|_| contexts == [KeyContext::Editor]) {
         return match action {
             Some(Action::Save) => Some(Action::EditorSaved {
                 source: area.lines().join("\n"),

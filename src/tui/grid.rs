@@ -31,6 +31,7 @@ pub fn role(c: CellView) -> Role {
         CellView::Killed(Cell::Survived) => Role::CellSurvived,
         CellView::Error => Role::CellError,
         CellView::Flaky => Role::CellFlaky,
+        CellView::NotReached => Role::CellNotReached,
         CellView::Running => Role::CellRunning,
         CellView::Pending => Role::CellPending,
     }
@@ -83,10 +84,38 @@ impl Widget for GridWidget<'_> {
         let pool = s.doc.pool.as_ref();
         let header = t.style(Role::Header);
         let selected = t.style(Role::Selected);
+        // The active search's hits: their row and column headers stand out.
+        let (hit_rows, hit_cols): (Vec<usize>, Vec<usize>) = match &s.search {
+            Some(q) if q.screen == super::state::Screen::Grid => {
+                let hits = super::search::grid_hits(s, &q.query);
+                (
+                    hits.iter()
+                        .filter_map(|h| match h {
+                            super::search::GridHit::Row(r) => Some(*r),
+                            _ => None,
+                        })
+                        .collect(),
+                    hits.iter()
+                        .filter_map(|h| match h {
+                            super::search::GridHit::Col(c) => Some(*c),
+                            _ => None,
+                        })
+                        .collect(),
+                )
+            }
+            _ => (vec![], vec![]),
+        };
+        let found = t.style(Role::SearchHit);
         for (j, m) in cols.clone() {
             let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
             let n = j + 1;
-            let style = if j == s.col { selected } else { header };
+            let style = if j == s.col {
+                selected
+            } else if hit_cols.contains(&j) {
+                found
+            } else {
+                header
+            };
             let digits = [n / 100 % 10, n / 10 % 10, n % 10];
             for (line, d) in digits.iter().enumerate() {
                 // Leading zeros stay blank so short numbers read as numbers.
@@ -134,6 +163,8 @@ impl Widget for GridWidget<'_> {
             );
             let style = if i == s.row {
                 selected
+            } else if hit_rows.contains(&i) {
+                found
             } else {
                 match fate {
                     Fate::Kept | Fate::Yours | Fate::Pinned => t.style(Role::Kept),

@@ -42,6 +42,10 @@ pub enum KeyContext {
     Picker,
     /// A y/n question.
     Confirm,
+    /// A one-line prompt (search, go to, write to): keys type text.
+    Prompt,
+    /// A search is active on the screen: before the screen's own keys.
+    Search,
 }
 
 impl KeyContext {
@@ -56,6 +60,8 @@ impl KeyContext {
         KeyContext::Editor,
         KeyContext::Picker,
         KeyContext::Confirm,
+        KeyContext::Prompt,
+        KeyContext::Search,
     ];
 
     /// The table in a keymap file (the serde name).
@@ -71,6 +77,8 @@ impl KeyContext {
             KeyContext::Editor => "editor",
             KeyContext::Picker => "picker",
             KeyContext::Confirm => "confirm",
+            KeyContext::Prompt => "prompt",
+            KeyContext::Search => "search",
         }
     }
 
@@ -84,7 +92,12 @@ impl KeyContext {
     fn falls_back_to_global(self) -> bool {
         !matches!(
             self,
-            KeyContext::Global | KeyContext::Editor | KeyContext::Picker | KeyContext::Confirm
+            KeyContext::Global
+                | KeyContext::Editor
+                | KeyContext::Picker
+                | KeyContext::Confirm
+                | KeyContext::Prompt
+                | KeyContext::Search
         )
     }
 }
@@ -394,6 +407,19 @@ impl Keymap {
         Some(self.bindings[i].action.clone())
     }
 
+    /// What `ev` asks for where several contexts apply, the first first (a search's keys
+    /// before the screen's); the last context's global fallback applies.
+    pub fn action_in(&self, contexts: &[KeyContext], ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev)?;
+        for ctx in contexts {
+            if let Some(&i) = self.lookup.get(&(*ctx, key)) {
+                return Some(self.bindings[i].action.clone());
+            }
+        }
+        let last = contexts.last()?;
+        self.action(*last, ev)
+    }
+
     /// The keys that do `action` (by name) in `ctx` (or globally), as shown to people: `q`,
     /// `Shift-Tab`, `Ctrl-d`. A global key that `ctx` binds to something else is left out:
     /// it does not do `action` there.
@@ -666,7 +692,9 @@ mod tests {
             (ch('c'), Action::Continue),
             (ch('t'), Action::Transcript),
             (ch('w'), Action::Explain),
-            (ch('g'), Action::First),
+            (ch('g'), Action::Goto),
+            (ch('/'), Action::Search),
+            (ch('y'), Action::WriteTest),
             (ch('G'), Action::Last),
             (press(KeyCode::Char('G'), KeyModifiers::SHIFT), Action::Last),
             (press(KeyCode::Char('g'), KeyModifiers::SHIFT), Action::Last),
@@ -707,7 +735,11 @@ mod tests {
             (ch('p'), Action::Pin),
             (ch('u'), Action::Undo),
         ] {
-            assert_eq!(km.action(KeyContext::Curate, &ev), Some(action.clone()), "{ev:?}");
+            assert_eq!(
+                km.action(KeyContext::Curate, &ev),
+                Some(action.clone()),
+                "{ev:?}"
+            );
             assert_eq!(km.action(g, &ev), None, "acts are Curate's keys: {ev:?}");
         }
         assert_eq!(km.action(g, &ch('z')), None);

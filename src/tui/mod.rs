@@ -5,10 +5,12 @@
 pub mod action;
 pub mod app;
 pub mod diff;
+pub mod figure;
 pub mod grid;
 pub mod highlight;
 pub mod keymap;
 pub mod picker;
+pub mod search;
 pub mod state;
 pub mod theme;
 pub mod update;

@@ -92,6 +92,9 @@ pub enum CellView {
     Error,
     /// The test's two `c_old` logs differ: its cells prove nothing.
     Flaky,
+    /// Survived, and the test never executes the mutant's lines on `c_old` (its traced run):
+    /// no run of it could kill the mutant (Stryker's NoCoverage).
+    NotReached,
     Running,
     Pending,
 }
@@ -108,6 +111,7 @@ impl CellView {
             CellView::Killed(Cell::Survived) => '.',
             CellView::Error => 'E',
             CellView::Flaky => '~',
+            CellView::NotReached => '_',
             CellView::Running => '*',
             CellView::Pending => '-',
         }
@@ -122,16 +126,18 @@ impl CellView {
             CellView::Killed(Cell::Survived) => "survived",
             CellView::Error => "error",
             CellView::Flaky => "flaky",
+            CellView::NotReached => "not reached (survived: never runs the mutated lines)",
             CellView::Running => "running",
             CellView::Pending => "pending",
         }
     }
 
-    pub const LEGEND: [CellView; 9] = [
+    pub const LEGEND: [CellView; 10] = [
         CellView::Killed(Cell::KilledStatus),
         CellView::Killed(Cell::KilledLog),
         CellView::Killed(Cell::Rescued),
         CellView::Killed(Cell::Survived),
+        CellView::NotReached,
         CellView::Error,
         CellView::Killed(Cell::TimedOut),
         CellView::Flaky,
@@ -163,23 +169,50 @@ pub struct CellCache {
     pub killed_by: Vec<usize>,
     /// Each mutant's kind, in the same order.
     pub kinds: Vec<MutantKind>,
+    /// Per cell, whether its test executes the mutant's lines on `c_old` (`None`: unknown,
+    /// the run was not traced or the span not found).
+    reached: Vec<Option<bool>>,
     test_index: std::collections::HashMap<TestId, usize>,
     mutant_index: std::collections::HashMap<MutantId, usize>,
 }
 
 impl CellCache {
-    pub(super) fn build(doc: &SessionDoc, g: usize) -> Self {
+    /// The cells of generation `g`; `source` gives the focal files' `c_old` text, which a
+    /// force-failure mutant's span needs (its function's body).
+    pub(super) fn build(
+        doc: &SessionDoc,
+        g: usize,
+        source: crate::engine::reach::Source<'_>,
+    ) -> Self {
         let gen_ = &doc.generations[g];
         let width = gen_.mutants.len();
+        let pool: std::collections::HashMap<&str, &crate::mutate::Mutant> = doc
+            .pool
+            .iter()
+            .flat_map(|p| p.mutants.iter())
+            .map(|m| (m.id.as_str(), m))
+            .collect();
+        let spans = crate::engine::reach::spans(
+            gen_.mutants
+                .iter()
+                .filter_map(|m| pool.get(m.as_str()).copied()),
+            source,
+        );
         let mut cells = Vec::with_capacity(gen_.tests.len() * width);
+        let mut reached = Vec::with_capacity(gen_.tests.len() * width);
         for t in &gen_.tests {
             let flaky = gen_.scores.get(t).is_some_and(|s| s.flaky);
             let old = doc.execution(t, &Target::Old);
+            let lines = crate::engine::reach::test_lines(doc, t);
             let hash = doc.tests.get(t).map(|c| c.hash.as_str()).unwrap_or("");
             for m in &gen_.mutants {
+                let reach = lines
+                    .zip(spans.get(m))
+                    .map(|(l, span)| crate::engine::reach::reaches(l, span));
+                reached.push(reach);
                 let key = crate::engine::exec_key(hash, &Target::Mutant(m.clone()));
                 cells.push(match (old, doc.executions.get(&key)) {
-                    (Some(old), Some(run)) => view_of(old, run, flaky),
+                    (Some(old), Some(run)) => not_reached(view_of(old, run, flaky), reach),
                     _ => CellView::Pending,
                 });
             }
@@ -214,6 +247,7 @@ impl CellCache {
             cells,
             killed_by,
             kinds,
+            reached,
             test_index: gen_
                 .tests
                 .iter()
@@ -234,7 +268,7 @@ impl CellCache {
     /// Patches one cell (an execution just finished).
     pub(super) fn set(&mut self, test: &str, mutant: &str, view: CellView) {
         if let Some(i) = self.index(test, mutant) {
-            self.cells[i] = view;
+            self.cells[i] = not_reached(view, self.reached.get(i).copied().flatten());
         }
     }
 
@@ -242,6 +276,14 @@ impl CellCache {
         let r = *self.test_index.get(test)?;
         let c = *self.mutant_index.get(mutant)?;
         Some(r * self.width + c)
+    }
+}
+
+/// A survived cell whose test never executes the mutant's lines is shown as such.
+fn not_reached(view: CellView, reached: Option<bool>) -> CellView {
+    match (view, reached) {
+        (CellView::Killed(Cell::Survived), Some(false)) => CellView::NotReached,
+        _ => view,
     }
 }
 
@@ -324,13 +366,16 @@ pub struct ScrollPos {
 /// What a frame measured of a screen's scrollable pane: its lines (after wrapping) and the
 /// rows it had, its widest line and the columns it had, and (Pair) the line where the log
 /// diff starts, which hunk jumps count from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Measure {
     pub lines: usize,
     pub rows: usize,
     pub width: usize,
     pub cols: usize,
     pub anchor: usize,
+    /// The display lines that hold the active search's query, first to last.
+    #[serde(default)]
+    pub hits: Vec<usize>,
 }
 
 impl Measure {
@@ -416,6 +461,48 @@ pub enum Confirmed {
     Pin(TestId),
     /// Close the editor, throwing its changes away.
     DiscardEdit,
+    /// Write over a file that exists.
+    Overwrite {
+        path: std::path::PathBuf,
+        text: String,
+    },
+}
+
+/// A one-line prompt at the bottom of the screen, and what its text is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub purpose: Asking,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asking {
+    /// A search of the current screen (`/`).
+    Search,
+    /// A test or mutant to jump to (`g`; `gg` is the top).
+    Goto,
+    /// The file to write a test to (`y`).
+    WriteTo(TestId),
+}
+
+impl Asking {
+    pub fn label(&self) -> String {
+        match self {
+            Asking::Search => "/".into(),
+            Asking::Goto => "go to (a test or mutant id; g again: the top): ".into(),
+            Asking::WriteTo(t) => format!("write {t} to: "),
+        }
+    }
+}
+
+/// The active search of a screen: its query, and which hit was jumped to last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub screen: Screen,
+    pub query: String,
+    pub current: usize,
+    /// Submitted on a text pane whose hits the next frame measures: jump to the first then.
+    pub jump_pending: bool,
 }
 
 /// A traced re-run of a pair: running (`None`), or what it showed.
@@ -485,6 +572,12 @@ pub struct State {
     pub editor: Option<EditorState>,
     /// A question waiting for y or n.
     pub confirm: Option<Confirm>,
+    /// A one-line prompt being typed (search, go to, write to).
+    pub prompt: Option<Prompt>,
+    /// The search the screen shows hits of.
+    pub search: Option<Search>,
+    /// The text of a test being written to a file, kept for an overwrite the user confirms.
+    pub pending_write: Option<String>,
     /// A test of the user's just accepted: once its `c_old` run is in a snapshot, an error
     /// there is said.
     pub watch_new_test: Option<TestId>,
@@ -520,7 +613,7 @@ impl State {
             Screen::Grid
         };
         let cache = match doc.generations.len().checked_sub(1) {
-            Some(g) => CellCache::build(&doc, g),
+            Some(g) => CellCache::build(&doc, g, &|_| None),
             None => CellCache::default(),
         };
         Self {
@@ -555,6 +648,9 @@ impl State {
             rerun: None,
             editor: None,
             confirm: None,
+            prompt: None,
+            search: None,
+            pending_write: None,
             watch_new_test: None,
             announce_act: None,
             sources: BTreeMap::new(),
@@ -571,7 +667,7 @@ impl State {
     pub fn scroll_of(&self, screen: Screen) -> ScrollPos {
         let i = screen.index();
         let pos = self.scroll[i];
-        match self.measured[i] {
+        match &self.measured[i] {
             Some(m) => ScrollPos {
                 top: pos.top.min(m.max_top()),
                 left: pos.left.min(m.max_left()),

@@ -66,6 +66,7 @@ pub enum Role {
     Kept,
     Dropped,
     Vetoed,
+    SearchHit,
     CellKilledStatus,
     CellKilledLog,
     CellRescued,
@@ -73,6 +74,7 @@ pub enum Role {
     CellError,
     CellTimeout,
     CellFlaky,
+    CellNotReached,
     CellPending,
     CellRunning,
     DiffAdd,
@@ -101,6 +103,7 @@ impl Role {
         Role::Kept,
         Role::Dropped,
         Role::Vetoed,
+        Role::SearchHit,
         Role::CellKilledStatus,
         Role::CellKilledLog,
         Role::CellRescued,
@@ -108,6 +111,7 @@ impl Role {
         Role::CellError,
         Role::CellTimeout,
         Role::CellFlaky,
+        Role::CellNotReached,
         Role::CellPending,
         Role::CellRunning,
         Role::DiffAdd,
@@ -137,6 +141,7 @@ impl Role {
             Role::Kept => "kept",
             Role::Dropped => "dropped",
             Role::Vetoed => "vetoed",
+            Role::SearchHit => "search_hit",
             Role::CellKilledStatus => "cell_killed_status",
             Role::CellKilledLog => "cell_killed_log",
             Role::CellRescued => "cell_rescued",
@@ -144,6 +149,7 @@ impl Role {
             Role::CellError => "cell_error",
             Role::CellTimeout => "cell_timeout",
             Role::CellFlaky => "cell_flaky",
+            Role::CellNotReached => "cell_not_reached",
             Role::CellPending => "cell_pending",
             Role::CellRunning => "cell_running",
             Role::DiffAdd => "diff_add",
@@ -166,7 +172,7 @@ impl Role {
     fn monochrome(self) -> Style {
         let m = match self {
             Role::Selected => Modifier::REVERSED,
-            Role::Dim | Role::Dropped | Role::CellPending => Modifier::DIM,
+            Role::Dim | Role::Dropped | Role::CellPending | Role::CellNotReached => Modifier::DIM,
             Role::Title
             | Role::BorderFocused
             | Role::Key
@@ -180,6 +186,7 @@ impl Role {
             Role::CellError | Role::CellTimeout | Role::CellFlaky => Modifier::UNDERLINED,
             // Out by the user's act, not by selection: struck through, unlike `dropped`.
             Role::Vetoed => Modifier::CROSSED_OUT,
+            Role::SearchHit => Modifier::BOLD | Modifier::UNDERLINED | Modifier::ITALIC,
             Role::DiffAddEmph | Role::DiffRemoveEmph => Modifier::BOLD | Modifier::UNDERLINED,
             Role::Text
             | Role::Border
@@ -578,7 +585,7 @@ mod tests {
                 .copied()
                 .filter(|r| r.name().starts_with("cell_"))
                 .collect();
-            assert_eq!(cells.len(), 9);
+            assert_eq!(cells.len(), 10);
             for (i, a) in cells.iter().enumerate() {
                 for b in &cells[i + 1..] {
                     assert_ne!(theme.style(*a), theme.style(*b), "{name}: {a} and {b}");

@@ -8,8 +8,8 @@ use super::action::{Action, Effect};
 use super::diff::LogDiff;
 use super::keymap::KeyContext;
 use super::state::{
-    CellCache, CellView, ColumnFilter, Confirm, Confirmed, Editing, EditorState, PairDiff,
-    Progress, RerunState, Screen, State,
+    Asking, CellCache, CellView, ColumnFilter, Confirm, Confirmed, Editing, EditorState, PairDiff,
+    Progress, Prompt, RerunState, Screen, Search, State,
 };
 use crate::engine::{ActRequest, Event, Phase, SessionDoc, Target};
 use crate::mutate::MutantKind;
@@ -42,23 +42,36 @@ impl Store {
     }
 }
 
-/// Where keys are read: a question's answers while one waits, the editor's own bindings
-/// while it is open, else the screen's.
-pub fn key_context(s: &State) -> KeyContext {
+/// Where keys are read, first first: a question's answers while one waits, a prompt's or the
+/// editor's own keys while one is open, else a search's keys (while it has a query on this
+/// screen) before the screen's, which fall back to the global ones.
+pub fn key_contexts(s: &State) -> Vec<KeyContext> {
     if s.confirm.is_some() {
-        return KeyContext::Confirm;
+        return vec![KeyContext::Confirm];
+    }
+    if s.prompt.is_some() {
+        return vec![KeyContext::Prompt];
     }
     if s.editor.is_some() {
-        return KeyContext::Editor;
+        return vec![KeyContext::Editor];
     }
-    match s.screen {
+    let screen = match s.screen {
         Screen::Timeline => KeyContext::Timeline,
         Screen::Grid => KeyContext::Grid,
         Screen::Pair => KeyContext::Pair,
         Screen::Why => KeyContext::Why,
         Screen::Curate => KeyContext::Curate,
         Screen::Transcript => KeyContext::Transcript,
+    };
+    match &s.search {
+        Some(q) if q.screen == s.screen => vec![KeyContext::Search, screen],
+        _ => vec![screen],
     }
+}
+
+/// The context a key is finally read in (the last of [`key_contexts`]).
+pub fn key_context(s: &State) -> KeyContext {
+    *key_contexts(s).last().unwrap_or(&KeyContext::Global)
 }
 
 /// Why `a` cannot be done now, or `None` when it can. The reducer says the reason when it is
@@ -127,8 +140,10 @@ impl State {
 
     /// Rebuilds what is derived from the document for the shown generation.
     fn refresh(&mut self) {
+        let sources = &self.sources;
+        let source = |f: &str| sources.get(f).cloned();
         self.cache = match self.shown_generation() {
-            Some(g) => CellCache::build(&self.doc, g),
+            Some(g) => CellCache::build(&self.doc, g, &source),
             None => CellCache::default(),
         };
     }
@@ -167,7 +182,9 @@ impl State {
 
     fn set_top(&mut self, screen: Screen, top: usize) {
         let i = screen.index();
-        let max = self.measured[i].map_or(usize::MAX, |m| m.max_top());
+        let max = self.measured[i]
+            .as_ref()
+            .map_or(usize::MAX, |m| m.max_top());
         self.scroll[i].top = top.min(max);
     }
 
@@ -175,8 +192,20 @@ impl State {
     fn shift(&mut self, screen: Screen, dx: i64) {
         let i = screen.index();
         let left = moved(self.scroll_of(screen).left, dx);
-        let max = self.measured[i].map_or(usize::MAX, |m| m.max_left());
+        let max = self.measured[i]
+            .as_ref()
+            .map_or(usize::MAX, |m| m.max_left());
         self.scroll[i].left = left.min(max);
+    }
+
+    /// The search of the current screen follows `query` (none when it is empty).
+    fn set_query(&mut self, query: String) {
+        self.search = (!query.is_empty()).then_some(Search {
+            screen: self.screen,
+            query,
+            current: 0,
+            jump_pending: false,
+        });
     }
 
     /// Refuses `a` with its reason when it cannot be done now (see [`refusal`]).
@@ -263,7 +292,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Scroll { lines } => move_by(s, 0, lines),
         Action::PageUp | Action::PageDown => {
-            let rows = s.measured[s.screen.index()].map_or(0, |m| m.rows);
+            let rows = s.measured[s.screen.index()].as_ref().map_or(0, |m| m.rows);
             let page = i64::try_from(rows.saturating_sub(1))
                 .unwrap_or(1)
                 .max(i64::from(s.height.saturating_sub(8)).max(1));
@@ -321,7 +350,10 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             if let Some((t, m)) = s.selected_pair() {
                 let g = s.shown_generation().unwrap_or(0);
                 match s.cell(g, &t, &m) {
-                    CellView::Killed(_) | CellView::Error => {
+                    CellView::Killed(_)
+                    | CellView::Error
+                    | CellView::NotReached
+                    | CellView::Flaky => {
                         s.set_top(Screen::Why, 0);
                         s.go(Screen::Why);
                     }
@@ -362,7 +394,8 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
         Action::NextHunk | Action::PrevHunk => {
             // Hunks are counted from where the log diff starts on the Pair screen.
-            let (Some(m), Some(d)) = (s.measured[Screen::Pair.index()], &s.pair_diff) else {
+            let (Some(m), Some(d)) = (s.measured[Screen::Pair.index()].clone(), &s.pair_diff)
+            else {
                 return;
             };
             let top = s.scroll_of(Screen::Pair).top;
@@ -394,10 +427,103 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             // Content shrank, or the pane grew: nothing past the end.
             let pos = s.scroll_of(screen);
             s.scroll[i] = pos;
+            // A search submitted on this pane jumps once its hits are measured.
+            if s.search
+                .as_ref()
+                .is_some_and(|q| q.jump_pending && q.screen == screen)
+            {
+                if let Some(q) = &mut s.search {
+                    q.jump_pending = false;
+                }
+                let top = s.scroll_of(screen).top;
+                let hits = s.measured[i]
+                    .as_ref()
+                    .map(|m| m.hits.clone())
+                    .unwrap_or_default();
+                match hits.iter().find(|&&h| h >= top).or(hits.first()) {
+                    Some(&h) => s.set_top(screen, h),
+                    None => s.say("no match on this screen"),
+                }
+            }
         }
         // The editor's keys reach the reducer as EditorSaved / EditorCancelled (the app holds
-        // the text); anywhere else they mean nothing.
-        Action::Save | Action::Cancel => {}
+        // the text). Esc closes a prompt (a search prompt drops its search), or ends a search.
+        Action::Save => {}
+        Action::Cancel => {
+            if let Some(p) = s.prompt.take() {
+                if p.purpose == Asking::Search {
+                    s.search = None;
+                }
+            } else {
+                s.search = None;
+            }
+        }
+        Action::Search => {
+            s.prompt = Some(Prompt {
+                purpose: Asking::Search,
+                text: String::new(),
+            })
+        }
+        Action::Goto => {
+            s.prompt = Some(Prompt {
+                purpose: Asking::Goto,
+                text: String::new(),
+            })
+        }
+        Action::Type { text } => typed(s, &text, fx),
+        Action::Erase => {
+            if let Some(p) = &mut s.prompt {
+                p.text.pop();
+                if p.purpose == Asking::Search {
+                    let q = p.text.clone();
+                    s.set_query(q);
+                }
+            }
+        }
+        Action::Submit => submitted(s, fx),
+        Action::NextHit | Action::PrevHit => jump_to_hit(s, action == Action::NextHit),
+        Action::WriteTest => match selected_test(s) {
+            Some(t) => {
+                let name = s.doc.tests[&t].name.clone();
+                s.prompt = Some(Prompt {
+                    purpose: Asking::WriteTo(t),
+                    text: name,
+                });
+            }
+            None => s.say("select a test first (on the Grid or Curate), or finish the run"),
+        },
+        Action::CopyTest => match selected_test(s) {
+            Some(t) => {
+                let text = s.doc.tests[&t].source.clone();
+                s.say(format!(
+                    "copied {t} ({} bytes) to the clipboard by OSC 52 (your terminal must allow \
+                     it; y writes it to a file instead)",
+                    text.len()
+                ));
+                fx.push(Effect::Clipboard { text });
+            }
+            None => s.say("select a test first (on the Grid or Curate), or finish the run"),
+        },
+        Action::PrevGeneration => switch_generation(s, -1),
+        Action::NextGeneration => switch_generation(s, 1),
+        Action::FileWritten {
+            path,
+            result,
+            exists,
+        } => match result {
+            Ok(n) => s.say(format!(
+                "wrote {} ({n} bytes); Y copies it to the clipboard",
+                path.display()
+            )),
+            Err(_) if exists => {
+                let text = s.pending_write.take().unwrap_or_default();
+                s.confirm = Some(Confirm {
+                    question: format!("{} exists; write over it? y/n", path.display()),
+                    then: Confirmed::Overwrite { path, text },
+                });
+            }
+            Err(e) => s.say(format!("cannot write {}: {e}", path.display())),
+        },
         Action::Resize { width, height } => {
             s.width = width;
             s.height = height;
@@ -446,6 +572,11 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                 s.editor = None;
                 fx.push(Effect::CloseEditor);
             }
+            Some(Confirmed::Overwrite { path, text }) => fx.push(Effect::WriteFile {
+                path,
+                text,
+                overwrite: true,
+            }),
             None => {}
         },
         Action::No => s.confirm = None,
@@ -459,7 +590,12 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             }
             Err(e) => s.say(format!("cannot read {}: {e}", path.display())),
         },
-        Action::SourcesRead { sources } => s.sources.extend(sources),
+        Action::SourcesRead { sources } => {
+            s.sources.extend(sources);
+            // Force-failure mutants' spans need their file: the reach of their cells is known
+            // now.
+            s.refresh();
+        }
         Action::PairRan {
             test,
             mutant,
@@ -511,6 +647,196 @@ fn move_by(s: &mut State, dx: i64, dy: i64) {
                 s.set_top(Screen::Transcript, 0);
             } else {
                 s.scroll_by(Screen::Transcript, dy);
+            }
+        }
+    }
+}
+
+/// Text typed into the prompt: a search follows it as it is typed; `g` as the first key of a
+/// go-to is `gg`, the top.
+fn typed(s: &mut State, text: &str, fx: &mut Vec<Effect>) {
+    let Some(p) = &mut s.prompt else {
+        return;
+    };
+    if p.purpose == Asking::Goto && p.text.is_empty() && text == "g" {
+        s.prompt = None;
+        apply(s, Action::First, fx);
+        return;
+    }
+    p.text.push_str(text);
+    if p.purpose == Asking::Search {
+        let q = p.text.clone();
+        s.set_query(q);
+    }
+}
+
+/// Enter in a prompt: search, go to, or write, as it was opened for.
+fn submitted(s: &mut State, fx: &mut Vec<Effect>) {
+    let Some(p) = s.prompt.take() else {
+        return;
+    };
+    let text = p.text.trim().to_owned();
+    match p.purpose {
+        Asking::Search => {
+            if text.is_empty() {
+                s.search = None;
+                return;
+            }
+            s.set_query(text);
+            match s.screen {
+                Screen::Grid | Screen::Curate => jump_to_hit(s, true),
+                // A text pane's hits come from its frames: those drawn while the query was
+                // typed hold them; a replay without frames jumps at the next one.
+                screen => match &s.measured[screen.index()] {
+                    Some(m) => {
+                        let top = s.scroll_of(screen).top;
+                        match m.hits.iter().find(|&&h| h >= top).or(m.hits.first()) {
+                            Some(&h) => s.set_top(screen, h),
+                            None => s.say("no match on this screen"),
+                        }
+                    }
+                    None => {
+                        if let Some(q) = &mut s.search {
+                            q.jump_pending = true;
+                        }
+                    }
+                },
+            }
+        }
+        Asking::Goto => goto(s, &text),
+        Asking::WriteTo(t) => {
+            if text.is_empty() {
+                return;
+            }
+            let source = s.doc.tests[&t].source.clone();
+            s.pending_write = Some(source.clone());
+            fx.push(Effect::WriteFile {
+                path: std::path::PathBuf::from(text),
+                text: source,
+                overwrite: false,
+            });
+        }
+    }
+}
+
+/// The test `y` and `Y` act on: the selected one of Curate or the Grid, else the final test.
+fn selected_test(s: &State) -> Option<crate::engine::TestId> {
+    match s.screen {
+        Screen::Curate => s.curate_list().get(s.curate_row).cloned(),
+        Screen::Grid | Screen::Pair | Screen::Why => s.selected_pair().map(|(t, _)| t),
+        _ => None,
+    }
+    .or_else(|| s.doc.final_test.clone())
+}
+
+/// `g` + an id: a test's row or a mutant's column on the Grid, in the shown generation when
+/// it is there, else in the newest generation that has it. `12` finds `t12`.
+fn goto(s: &mut State, id: &str) {
+    let doc = s.doc.clone();
+    let test = [id.to_owned(), format!("t{id}")]
+        .into_iter()
+        .find(|t| doc.tests.contains_key(t));
+    let mutant = doc
+        .pool
+        .iter()
+        .flat_map(|p| p.mutants.iter())
+        .find(|m| m.id == id || m.id == format!("m{id}"))
+        .map(|m| m.id.clone());
+    let has = |g: usize| match (&test, &mutant) {
+        (Some(t), _) => doc.generations[g].tests.contains(t),
+        (None, Some(m)) => doc.generations[g].mutants.contains(m),
+        _ => false,
+    };
+    let shown = s.shown_generation();
+    let Some(g) = shown
+        .filter(|&g| has(g))
+        .or_else(|| (0..doc.generations.len()).rev().find(|&g| has(g)))
+    else {
+        s.say(match (&test, &mutant) {
+            (None, None) => format!("no test or mutant {id}"),
+            _ => format!("{id} is in no generation yet"),
+        });
+        return;
+    };
+    if Some(g) != shown {
+        s.generation = (g + 1 < doc.generations.len()).then_some(g);
+        s.refresh();
+    }
+    s.go(Screen::Grid);
+    if let Some(grid) = s.grid() {
+        if let Some(t) = &test
+            && let Some(r) = grid.tests.iter().position(|x| x == t)
+        {
+            s.row = r;
+        }
+        if let Some(m) = &mutant {
+            match grid.mutants.iter().position(|x| x == m) {
+                Some(c) => s.col = c,
+                None => s.say(format!("{m} is filtered out ({})", s.filter.label())),
+            }
+        }
+    }
+    s.clamp_grid();
+}
+
+/// n / N: the next (or previous) hit of the search, wrapping around.
+fn jump_to_hit(s: &mut State, forward: bool) {
+    let Some(q) = s.search.clone().filter(|q| q.screen == s.screen) else {
+        return;
+    };
+    match s.screen {
+        Screen::Grid => {
+            let hits = super::search::grid_hits(s, &q.query);
+            if hits.is_empty() {
+                s.say(format!("no test or mutant matches `{}`", q.query));
+                return;
+            }
+            let n = hits.len();
+            let i = if forward {
+                q.current % n
+            } else {
+                (q.current + n - 2) % n
+            };
+            match hits[i] {
+                super::search::GridHit::Row(r) => s.row = r,
+                super::search::GridHit::Col(c) => s.col = c,
+            }
+            s.clamp_grid();
+            if let Some(q) = &mut s.search {
+                q.current = i + 1;
+            }
+            s.say(format!("match {} of {n}", i + 1));
+        }
+        Screen::Curate => {
+            let hits = super::search::curate_hits(s, &q.query);
+            let here = s.curate_row;
+            let next = if forward {
+                hits.iter().find(|&&r| r > here).or(hits.first())
+            } else {
+                hits.iter().rev().find(|&&r| r < here).or(hits.last())
+            };
+            match next {
+                Some(&r) => {
+                    s.curate_row = r;
+                    s.set_top(Screen::Curate, 0);
+                }
+                None => s.say(format!("no test matches `{}`", q.query)),
+            }
+        }
+        screen => {
+            let hits = s.measured[screen.index()]
+                .as_ref()
+                .map(|m| m.hits.clone())
+                .unwrap_or_default();
+            let top = s.scroll_of(screen).top;
+            let next = if forward {
+                hits.iter().find(|&&h| h > top).or(hits.first())
+            } else {
+                hits.iter().rev().find(|&&h| h < top).or(hits.last())
+            };
+            match next {
+                Some(&h) => s.set_top(screen, h),
+                None => s.say(format!("no match for `{}` on this screen", q.query)),
             }
         }
     }
@@ -1310,16 +1636,195 @@ mod tests {
             },
         };
         let acted = Event::Acted { act: act.clone() };
-        update(&mut s, Action::Event { event: Box::new(acted) });
-        assert_eq!(s.notice, None, "not yet: the document does not hold the act");
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(acted),
+            },
+        );
+        assert_eq!(
+            s.notice, None,
+            "not yet: the document does not hold the act"
+        );
         d.acts.push(act);
         let kept = d.generations[0].selected[0].clone();
         d.generations[0].parents = Some(vec![kept.clone()]);
         update(&mut s, Action::Snapshot { doc: Arc::new(d) });
         let said = s.notice.clone().unwrap();
-        assert!(said.ends_with(&format!("going to crossover: {kept}")), "{said}");
+        assert!(
+            said.ends_with(&format!("going to crossover: {kept}")),
+            "{said}"
+        );
         // The next act makes it stale.
         update(&mut s, Action::SortRows);
         assert_eq!(s.notice, None);
+    }
+
+    #[test]
+    fn a_search_finds_tests_and_mutants_on_the_grid_and_n_moves_between_them() {
+        let mut s = state();
+        update(&mut s, Action::Timeline);
+        update(&mut s, Action::Left);
+        update(&mut s, Action::Grid);
+        // Typing searches as it goes; Enter jumps to the first hit.
+        let recorded = r#"[
+            {"action": "search"}, {"action": "type", "text": "t"}, {"action": "type", "text": "3"},
+            {"action": "submit"}
+        ]"#;
+        replay(&mut s, recorded);
+        assert_eq!(s.prompt, None);
+        let q = s.search.clone().unwrap();
+        assert_eq!((q.screen, q.query.as_str()), (Screen::Grid, "t3"));
+        let grid = s.grid().unwrap();
+        assert_eq!(grid.tests[s.row], "t3");
+        assert_eq!(
+            super::super::keymap::KeyContext::Search,
+            key_contexts(&s)[0],
+            "n and N are the search's now"
+        );
+        // A kind matches columns: n walks them, N walks back, wrapping.
+        update(&mut s, Action::Cancel);
+        assert_eq!(s.search, None, "Esc ends the search");
+        replay(
+            &mut s,
+            r#"[{"action": "search"}, {"action": "type", "text": "binary_arithmetic"}, {"action": "submit"}]"#,
+        );
+        let hits = super::super::search::grid_hits(&s, "binary_arithmetic");
+        assert!(hits.len() >= 2, "{hits:?}");
+        let first = s.col;
+        update(&mut s, Action::NextHit);
+        assert_ne!(s.col, first);
+        update(&mut s, Action::PrevHit);
+        assert_eq!(s.col, first);
+        let mutant = &grid.mutants[s.col];
+        assert_eq!(s.mutant(mutant).unwrap().kind.as_str(), "binary_arithmetic");
+        // Nothing found says so.
+        replay(
+            &mut s,
+            r#"[{"action": "search"}, {"action": "type", "text": "zzz"}, {"action": "submit"}]"#,
+        );
+        assert!(
+            s.notice
+                .as_deref()
+                .unwrap()
+                .contains("no test or mutant matches `zzz`")
+        );
+    }
+
+    #[test]
+    fn go_to_an_id_from_anywhere_and_gg_is_the_top() {
+        let mut s = state();
+        update(&mut s, Action::Transcript);
+        let t4 = "t4";
+        replay(
+            &mut s,
+            r#"[{"action": "goto"}, {"action": "type", "text": "4"}, {"action": "submit"}]"#,
+        );
+        // t4 is in generation 0 only: the grid shows it there, its row selected.
+        assert_eq!(s.screen, Screen::Grid);
+        assert_eq!(s.shown_generation(), Some(0));
+        assert_eq!(s.grid().unwrap().tests[s.row], t4);
+        let m = s.doc.generations[0].mutants[2].clone();
+        replay(
+            &mut s,
+            &format!(
+                r#"[{{"action": "goto"}}, {{"action": "type", "text": "{m}"}}, {{"action": "submit"}}]"#
+            ),
+        );
+        assert_eq!(s.grid().unwrap().mutants[s.col], m);
+        update(&mut s, Action::Down);
+        replay(
+            &mut s,
+            r#"[{"action": "goto"}, {"action": "type", "text": "g"}]"#,
+        );
+        assert_eq!((s.row, s.prompt.clone()), (0, None), "gg: the top");
+        replay(
+            &mut s,
+            r#"[{"action": "goto"}, {"action": "type", "text": "t99"}, {"action": "submit"}]"#,
+        );
+        assert!(
+            s.notice
+                .as_deref()
+                .unwrap()
+                .contains("no test or mutant t99")
+        );
+    }
+
+    #[test]
+    fn a_test_is_written_to_a_named_file_asking_before_it_writes_over_one() {
+        let mut s = state();
+        update(&mut s, Action::WriteTest);
+        let (t, _) = s.selected_pair().unwrap();
+        let name = s.doc.tests[&t].name.clone();
+        assert_eq!(
+            s.prompt,
+            Some(Prompt {
+                purpose: Asking::WriteTo(t.clone()),
+                text: name.clone(),
+            }),
+            "the prompt offers the test's own file name"
+        );
+        let fx = replay(
+            &mut s,
+            r#"[{"action": "erase"}, {"action": "type", "text": "y"}, {"action": "submit"}]"#,
+        );
+        let path = std::path::PathBuf::from(format!("{}y", &name[..name.len() - 1]));
+        let source = s.doc.tests[&t].source.clone();
+        assert_eq!(
+            fx,
+            [Effect::WriteFile {
+                path: path.clone(),
+                text: source.clone(),
+                overwrite: false
+            }]
+        );
+        update(
+            &mut s,
+            Action::FileWritten {
+                path: path.clone(),
+                result: Err("exists".into()),
+                exists: true,
+            },
+        );
+        assert!(
+            s.confirm
+                .as_ref()
+                .unwrap()
+                .question
+                .contains("write over it? y/n")
+        );
+        assert_eq!(
+            update(&mut s, Action::Yes),
+            [Effect::WriteFile {
+                path: path.clone(),
+                text: source.clone(),
+                overwrite: true
+            }]
+        );
+        update(
+            &mut s,
+            Action::FileWritten {
+                path,
+                result: Ok(source.len()),
+                exists: false,
+            },
+        );
+        assert!(s.notice.as_deref().unwrap().starts_with("wrote "));
+        // Y: the clipboard.
+        assert_eq!(
+            update(&mut s, Action::CopyTest),
+            [Effect::Clipboard { text: source }]
+        );
+    }
+
+    #[test]
+    fn brackets_switch_the_grids_generation_and_its_cells() {
+        let mut s = state();
+        let newest = s.shown_generation().unwrap();
+        update(&mut s, Action::PrevGeneration);
+        assert_eq!(s.shown_generation(), Some(newest - 1));
+        assert_eq!(s.cache.generation, newest - 1, "the cells follow");
+        update(&mut s, Action::NextGeneration);
+        assert_eq!(s.generation, None, "back at the newest, it follows again");
     }
 }

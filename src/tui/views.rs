@@ -69,11 +69,24 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
         Screen::Transcript => draw_transcript(f, c, body),
     }
     draw_status(f, c, status);
-    let notice = c.state.notice.as_deref().unwrap_or("");
-    f.render_widget(
-        Paragraph::new(format!(" {notice}")).style(t.style(Role::Warning)),
-        message,
-    );
+    // The message line, or the prompt being typed (with a cursor block).
+    match &c.state.prompt {
+        Some(p) => f.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled(format!(" {}", p.purpose.label()), t.style(Role::Key)),
+                Span::styled(p.text.clone(), t.style(Role::Text)),
+                Span::styled(" ", t.style(Role::Selected)),
+            ])),
+            message,
+        ),
+        None => {
+            let notice = c.state.notice.as_deref().unwrap_or("");
+            f.render_widget(
+                Paragraph::new(format!(" {notice}")).style(t.style(Role::Warning)),
+                message,
+            );
+        }
+    }
     draw_footer(f, c, footer);
     draw_editor(f, c, area);
     if let Some(q) = &c.state.confirm {
@@ -332,9 +345,11 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
     let label = match (action, s.screen) {
         (Action::Open, Screen::Grid) => "pair",
         (Action::Open, Screen::Timeline) => "grid",
+        // Shown once, as `[ ] generation`.
+        (Action::PrevGeneration, _) => return None,
+        (Action::NextGeneration, _) => "generation",
         (Action::Open, Screen::Why) => "run traced",
         (Action::Open, _) => return None,
-        (Action::Right, Screen::Timeline) => "generation",
         (Action::Down, Screen::Timeline) => "scroll",
         (Action::Down, Screen::Transcript) => "scroll",
         (Action::Right, Screen::Transcript) => "next call",
@@ -351,7 +366,17 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
 fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
     let s = c.state;
-    let offered = c.keymap.offered(update::key_context(s));
+    let mut offered = vec![];
+    for ctx in update::key_contexts(s) {
+        for o in c.keymap.offered(ctx) {
+            if !offered
+                .iter()
+                .any(|x: &super::keymap::Shown| x.name == o.name)
+            {
+                offered.push(o);
+            }
+        }
+    }
     let item = |label: String, key: &str| {
         vec![
             Span::styled(format!(" {key}"), t.style(Role::Key)),
@@ -381,7 +406,16 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
         let Some(label) = footer_label(s, &o.name, &o.action) else {
             continue;
         };
-        let next = item(label, &o.keys[0]);
+        let key = match o.action {
+            Action::NextGeneration => offered
+                .iter()
+                .find(|p| p.action == Action::PrevGeneration)
+                .map_or(o.keys[0].clone(), |p| {
+                    format!("{} {}", p.keys[0], o.keys[0])
+                }),
+            _ => o.keys[0].clone(),
+        };
+        let next = item(label, &key);
         if width(&spans) + width(&next) > room {
             break;
         }
@@ -504,6 +538,18 @@ fn scrolled(f: &mut Frame, c: &Ctx, area: Rect, pane: Pane<'_>, lines: Vec<Line<
         anchor,
     } = pane;
     let inner = Block::bordered().inner(area);
+    // The active search's hits on this pane: marked in the text, and their display lines
+    // reported so that n / N can jump to them.
+    let query = c
+        .state
+        .search
+        .as_ref()
+        .filter(|q| q.screen == screen)
+        .map(|q| q.query.clone());
+    let (lines, hits) = match &query {
+        Some(q) => mark_hits(lines, q, wrap, inner.width, c.theme),
+        None => (lines, vec![]),
+    };
     let mut p = Paragraph::new(lines);
     if wrap {
         p = p.wrap(Wrap { trim: false });
@@ -514,19 +560,22 @@ fn scrolled(f: &mut Frame, c: &Ctx, area: Rect, pane: Pane<'_>, lines: Vec<Line<
         width: if wrap { 0 } else { p.line_width() },
         cols: usize::from(inner.width),
         anchor,
+        hits,
     };
+    let (max_top, max_left) = (measure.max_top(), measure.max_left());
+    let (total, rows) = (measure.lines, measure.rows);
     c.measure.set(Some((screen, measure)));
     let pos = c.state.scroll_of(screen);
-    let top = pos.top.min(measure.max_top());
-    let left = pos.left.min(measure.max_left());
+    let top = pos.top.min(max_top);
+    let left = pos.left.min(max_left);
     // Where the pane is comes first: a narrow pane cuts its title's name, not its place.
     let mut place = String::new();
-    if measure.lines > measure.rows {
+    if total > rows {
         place.push_str(&format!(
             " | lines {}-{} of {}",
             top + 1,
-            (top + measure.rows).min(measure.lines),
-            measure.lines
+            (top + rows).min(total),
+            total
         ));
     }
     if left > 0 {
@@ -540,6 +589,92 @@ fn scrolled(f: &mut Frame, c: &Ctx, area: Rect, pane: Pane<'_>, lines: Vec<Line<
             .scroll((clip(top), clip(left))),
         area,
     );
+}
+
+/// `lines` with every occurrence of `query` (any case) styled as a search hit, and the
+/// display line (after wrapping to `width`, when `wrap`) of each line that holds one.
+fn mark_hits<'a>(
+    lines: Vec<Line<'a>>,
+    query: &str,
+    wrap: bool,
+    width: u16,
+    t: &Theme,
+) -> (Vec<Line<'a>>, Vec<usize>) {
+    let hit = t.style(Role::SearchHit);
+    let q = query.to_lowercase();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut hits = vec![];
+    let mut row = 0usize;
+    for line in lines {
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        let height = if wrap {
+            Paragraph::new(line.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width)
+                .max(1)
+        } else {
+            1
+        };
+        if !q.is_empty() && text.to_lowercase().contains(&q) {
+            hits.push(row);
+            out.push(split_hits(line, &q, hit));
+        } else {
+            out.push(line);
+        }
+        row += height;
+    }
+    (out, hits)
+}
+
+/// A line's spans cut so that each occurrence of `q` (lower case) carries `hit` over its
+/// own style. Works on characters, so the lower-cased text lines up with the original.
+fn split_hits<'a>(line: Line<'a>, q: &str, hit: ratatui::style::Style) -> Line<'a> {
+    let chars: Vec<char> = line.spans.iter().flat_map(|s| s.content.chars()).collect();
+    let lower: Vec<char> = chars
+        .iter()
+        .map(|c| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let qc: Vec<char> = q.chars().collect();
+    let mut marked = vec![false; chars.len()];
+    let mut i = 0;
+    while !qc.is_empty() && i + qc.len() <= lower.len() {
+        if lower[i..i + qc.len()] == qc[..] {
+            marked[i..i + qc.len()].iter_mut().for_each(|m| *m = true);
+            i += qc.len();
+        } else {
+            i += 1;
+        }
+    }
+    let mut spans = vec![];
+    let mut at = 0;
+    for span in line.spans {
+        let n = span.content.chars().count();
+        let mut piece = String::new();
+        let mut piece_hit = None;
+        for (k, ch) in span.content.chars().enumerate() {
+            let h = marked[at + k];
+            if piece_hit.is_some_and(|p| p != h) {
+                let style = if piece_hit == Some(true) {
+                    span.style.patch(hit)
+                } else {
+                    span.style
+                };
+                spans.push(Span::styled(std::mem::take(&mut piece), style));
+            }
+            piece.push(ch);
+            piece_hit = Some(h);
+        }
+        if !piece.is_empty() {
+            let style = if piece_hit == Some(true) {
+                span.style.patch(hit)
+            } else {
+                span.style
+            };
+            spans.push(Span::styled(piece, style));
+        }
+        at += n;
+    }
+    Line::from(spans).style(line.style)
 }
 
 fn block<'a>(c: &Ctx, title: String) -> Block<'a> {
@@ -587,6 +722,16 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         format!("tests x mutants: {}", shape.join("  ->  ")),
         t.style(Role::Title),
     ));
+    // The result first: what a finished run ended with.
+    if let Some(ft) = &s.doc.final_test {
+        let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
+            format!(", F2P: {}", if e.f2p { "yes" } else { "no" })
+        });
+        lines.push(Line::styled(
+            format!("final test: {ft} ({}){f2p}", s.doc.tests[ft].name),
+            t.style(Role::Kept),
+        ));
+    }
     for g in &s.doc.generations {
         let current = Some(g.index) == shown;
         let head = format!(
@@ -654,15 +799,6 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             ));
         }
     }
-    if let Some(ft) = &s.doc.final_test {
-        let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
-            format!(", F2P: {}", if e.f2p { "yes" } else { "no" })
-        });
-        lines.push(Line::styled(
-            format!("final test: {ft} ({}){f2p}", s.doc.tests[ft].name),
-            t.style(Role::Kept),
-        ));
-    }
     if s.doc.generations.is_empty() {
         lines.push(Line::raw(""));
         if let Some(b) = &s.doc.base_brt {
@@ -678,7 +814,16 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         ));
     }
     let title = format!("Timeline: {}", phase_words(s));
-    scrolled(f, c, area, Pane::wrapped(Screen::Timeline, &title), lines);
+    // The figure of the run under the text, smaller on a small terminal, never gone.
+    let fig_h = if s.doc.generations.is_empty() {
+        0
+    } else {
+        super::figure::height_for(s.height)
+    };
+    let [text, figure] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(fig_h)]).areas(area);
+    scrolled(f, c, text, Pane::wrapped(Screen::Timeline, &title), lines);
+    super::figure::draw(f, s, c.theme, figure);
 }
 
 /// One row of the Timeline's test table, fitted to `width`: the name gets what the fixed
@@ -731,18 +876,26 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
     let s = c.state;
     let t = c.theme;
     let title = match s.grid() {
-        Some(g) => format!(
-            " Grid: generation {}, {} tests x {} mutants ({}{}) ",
-            g.generation,
-            g.tests.len(),
-            g.mutants.len(),
-            s.filter.label(),
-            if s.sort_by_fitness {
-                ", sorted by fitness"
-            } else {
-                ""
-            }
-        ),
+        Some(g) => {
+            let gen_ = &s.doc.generations[g.generation];
+            let cut = match (gen_.selected_by, gen_.selected.len()) {
+                (Some(by), kept) => format!(", cut {} -> {kept} by {by}", gen_.tests.len()),
+                (None, _) => ", not cut yet".into(),
+            };
+            format!(
+                " Grid: generation {} of {} ([ ]){cut} | {} x {} ({}{}) ",
+                g.generation,
+                s.doc.generations.len(),
+                g.tests.len(),
+                g.mutants.len(),
+                s.filter.label(),
+                if s.sort_by_fitness {
+                    ", by fitness"
+                } else {
+                    ""
+                }
+            )
+        }
         None => " Grid ".into(),
     };
     let b = block(c, title);
@@ -914,6 +1067,12 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
             },
             t.style(Role::Title),
         ));
+        let cell = s.cell(g, &test, &m);
+        lines.push(Line::from(vec![
+            Span::styled("the grid shows ", t.style(Role::Dim)),
+            Span::styled(cell.glyph().to_string(), t.style(grid::role(cell))),
+            Span::styled(format!(": {}", cell.name()), t.style(Role::Dim)),
+        ]));
         // A traced re-run is what the user just asked for: it comes first, above the
         // reasons the session gives, so a small terminal shows it without scrolling.
         if let Some(r) = &s.rerun

@@ -1,0 +1,61 @@
+//! What a search finds on the screens whose items the state holds (the Grid's tests and
+//! mutants, the Curate list); the text panes report their own hits as they are drawn.
+//! Matching is a case-insensitive substring.
+
+use super::state::State;
+
+/// A hit on the Grid: a test's row, or a mutant's column (by position in the shown grid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridHit {
+    Row(usize),
+    Col(usize),
+}
+
+/// Whether `text` holds `query`, ignoring case.
+pub fn matches(text: &str, query: &str) -> bool {
+    !query.is_empty() && text.to_lowercase().contains(&query.to_lowercase())
+}
+
+/// The rows (a test's id or file name) and then the columns (a mutant's id, kind, or
+/// file:line) of the shown grid that match.
+pub fn grid_hits(s: &State, query: &str) -> Vec<GridHit> {
+    let Some(grid) = s.grid() else {
+        return vec![];
+    };
+    let mut hits: Vec<GridHit> = grid
+        .tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            matches(t, query) || s.doc.tests.get(*t).is_some_and(|c| matches(&c.name, query))
+        })
+        .map(|(i, _)| GridHit::Row(i))
+        .collect();
+    hits.extend(
+        grid.mutants
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                matches(m, query)
+                    || s.mutant(m).is_some_and(|x| {
+                        matches(x.kind.as_str(), query)
+                            || matches(&format!("{}:{}", x.file, x.line), query)
+                            || matches(&x.function, query)
+                    })
+            })
+            .map(|(j, _)| GridHit::Col(j)),
+    );
+    hits
+}
+
+/// The rows of the Curate list whose test id or file name matches.
+pub fn curate_hits(s: &State, query: &str) -> Vec<usize> {
+    s.curate_list()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            matches(t, query) || s.doc.tests.get(*t).is_some_and(|c| matches(&c.name, query))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
