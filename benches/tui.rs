@@ -83,6 +83,7 @@ fn big_session(tests: usize, mutants: usize) -> evootter::engine::SessionDoc {
         reach: Default::default(),
         operators: Default::default(),
         pass_env: vec![],
+        keep_going: false,
     };
     let inputs = Inputs {
         repo,

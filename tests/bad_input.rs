@@ -350,3 +350,47 @@ fn an_empty_issue_is_refused_unless_allowed() {
         doc.notes
     );
 }
+
+/// A repository whose pytest configuration asks for a plugin the interpreter lacks: every
+/// test errors on c_old the same way. The run says so within its first execution step,
+/// names the option and its file, and stops with the session saved; `--keep-going` runs on
+/// and the report says it.
+#[test]
+fn an_environment_that_cannot_run_the_tests_is_named_not_scored() {
+    let tiny = Tiny::four();
+    std::fs::write(
+        tiny.repo.join("setup.cfg"),
+        "[tool:pytest]\naddopts = --no-such-plugin-option=calc\n",
+    )
+    .unwrap();
+    let o = tiny.run("broken", &["--mutants", "4"]);
+    assert!(!o.status.success());
+    let out = text(&o);
+    assert!(
+        out.contains("every test errors on c_old: pytest: unrecognized arguments: --no-such-plugin-option=calc"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--no-such-plugin-option (from setup.cfg)"),
+        "{out}"
+    );
+    let doc = evootter::engine::SessionDoc::load(&tiny.out("broken").join("session.json")).unwrap();
+    assert_eq!(
+        doc.phase,
+        evootter::engine::Phase::Execute { generation: 0 },
+        "stopped in the first execution step"
+    );
+    assert!(
+        !doc.executions.keys().any(|k| k.ends_with("@old")),
+        "the c_old runs that measured the environment are not kept"
+    );
+    let o = tiny.run("going", &["--mutants", "4", "--keep-going"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&tiny.out("going").join("report.json"));
+    assert!(
+        r["environment_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("unrecognized arguments")),
+        "{r:#}"
+    );
+}

@@ -1150,3 +1150,299 @@ async fn a_docker_host_reached_over_ssh_runs_what_the_socket_runs() {
     };
     assert!(e.to_string().contains("cannot carry a port"), "{e}");
 }
+
+/// A candidate that writes outside its copy: a `sitecustomize.py` that prints a word at
+/// every interpreter start into the standard library and site-packages, a module into
+/// site-packages, files in /tmp, /dev/shm and its home. None of it may reach a later run.
+const OUTSIDE_VANDAL: &str = r#"import os, site, sysconfig
+
+def test_outside():
+    dirs = {sysconfig.get_paths()["stdlib"], *site.getsitepackages()}
+    for d in sorted(dirs):
+        for name, text in [("sitecustomize.py", "print('POISONED')\n"), ("planted.py", "X = 1\n")]:
+            try:
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            except OSError as e:
+                print("refused", e)
+    open("/tmp/planted.txt", "w").write("x")
+    os.makedirs("/dev/shm/planted", exist_ok=True)
+    open(os.path.expanduser("~/planted.txt"), "w").write("x")
+    assert False, "vandalized outside"
+"#;
+
+/// Kills pid 1 of its container, then fails.
+const KILL_PID1: &str =
+    "import os, signal\n\ndef test_kill():\n    os.kill(1, signal.SIGKILL)\n    assert False\n";
+
+/// Fills the container's temp space (a memory file system of bounded size), then fails.
+const FILL_TMP: &str = r#"def test_fill():
+    try:
+        with open("/tmp/filler", "wb") as f:
+            while True:
+                f.write(b"x" * (1 << 20))
+    except OSError as e:
+        print("full:", e)
+    assert False
+"#;
+
+/// Writes everywhere outside its copy, kills pid 1, fills /tmp: no later run in that
+/// container sees any of it, the container is not replaced, and every write outside the copy
+/// is either refused (the image is read-only) or named and removed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_writing_outside_its_copy_changes_nothing_for_the_next_run() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.read().await;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    let t = Duration::from_secs(60);
+    let clean = request("tests/test_clamp.py", CLAMP_TEST, t);
+    for warm in [false, true] {
+        let d = DockerExecutor::new(DockerConfig {
+            warm,
+            ..docker_cfg(&repo, vec![".".into()], 1)
+        })
+        .await
+        .unwrap();
+        let (_, container) = d.container(0).await.unwrap();
+        let before = d.run(clean.clone()).await.unwrap();
+        let v = d
+            .run(request("tests/test_outside.py", OUTSIDE_VANDAL, t))
+            .await
+            .unwrap();
+        assert_eq!(v.outcome, Outcome::Failed, "{}", v.raw_log);
+        assert_eq!(
+            v.changed_outside,
+            ["/dev/shm/planted", "/tmp/planted.txt"],
+            "warm {warm}: {}",
+            v.raw_log
+        );
+        assert!(
+            v.denied
+                .iter()
+                .any(|d| d.contains("the image is read-only") && d.contains("sitecustomize.py")),
+            "warm {warm}: {:?}\n{}",
+            v.denied,
+            v.raw_log
+        );
+        assert!(
+            v.raw_log
+                .contains("this run wrote outside its working copy"),
+            "{}",
+            v.raw_log
+        );
+        let killer = d
+            .run(request("tests/test_bad.py", KILL_PID1, t))
+            .await
+            .unwrap();
+        assert_eq!(
+            killer.outcome,
+            Outcome::Failed,
+            "warm {warm}: {}",
+            killer.raw_log
+        );
+        // Filling /tmp fills the run's own temp space too: pytest may not even write its
+        // report. That run has what it has; the next one must not notice.
+        let filler = d
+            .run(request("tests/test_bad.py", FILL_TMP, t))
+            .await
+            .unwrap();
+        assert_ne!(
+            filler.outcome,
+            Outcome::Passed,
+            "warm {warm}: {}",
+            filler.raw_log
+        );
+        assert!(
+            filler.raw_log.contains("No space left on device"),
+            "{}",
+            filler.raw_log
+        );
+        assert_eq!(
+            filler.changed_outside,
+            ["/tmp/filler"],
+            "{}",
+            filler.raw_log
+        );
+        let after = d.run(clean.clone()).await.unwrap();
+        assert_eq!(summary(&after), summary(&before), "{}", after.raw_log);
+        assert!(!after.raw_log.contains("POISONED"), "{}", after.raw_log);
+        assert!(
+            after.changed_outside.is_empty(),
+            "{:?}",
+            after.changed_outside
+        );
+        // The same container, as the image made it.
+        assert_eq!(d.container(0).await.unwrap().1, container, "not replaced");
+        let left = Command::new("docker")
+            .args(["exec", &container, "sh", "-c"])
+            .arg(
+                "ls /tmp /dev/shm; python3 -c 'import sitecustomize' 2>&1; \
+                 python3 -c 'import planted' 2>&1",
+            )
+            .output()
+            .unwrap();
+        let left = text(&left);
+        assert!(
+            !left.contains("planted.txt") && !left.contains("filler"),
+            "{left}"
+        );
+        assert!(left.contains("No module named 'planted'"), "{left}");
+        assert!(!left.contains("POISONED"), "{left}");
+        d.shutdown().await;
+    }
+}
+
+/// A run of the engine with a vandal candidate decides for every other test what the same
+/// run without it decides, and takes about as long: no container is replaced, none is left.
+#[test]
+fn a_vandal_candidate_changes_no_other_tests_scores_in_docker() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.blocking_read();
+    let with = Tiny::four();
+    std::fs::write(with.cands.join("test_e_vandal.py"), OUTSIDE_VANDAL).unwrap();
+    // The same population size and reach without it: a fifth test that fails and reaches
+    // nothing either.
+    let without = Tiny::four();
+    std::fs::write(
+        without.cands.join("test_e_vandal.py"),
+        "def test_outside():\n    assert False, 'plain'\n",
+    )
+    .unwrap();
+    let run = |tiny: &Tiny| {
+        let started = Instant::now();
+        let o = tiny.run(
+            "out",
+            &[
+                "--backend",
+                "docker",
+                "--image",
+                &image(),
+                "--mutants",
+                "8",
+                "--tests",
+                "5",
+                "--jobs",
+                "2",
+            ],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        (
+            read_json(&tiny.out("out").join("session.json")),
+            started.elapsed(),
+            o,
+        )
+    };
+    let (a, t_without, _) = run(&without);
+    let (b, t_with, o) = run(&with);
+    let g0 = |s: &serde_json::Value, t: &str| {
+        let g = &s["generations"][0];
+        let hash = s["tests"][t]["hash"].as_str().unwrap()[..16].to_owned();
+        (
+            g["scores"][t].clone(),
+            s["executions"][format!("{hash}@old")]["outcome"].clone(),
+            s["executions"][format!("{hash}@old")]["normalized_log"].clone(),
+        )
+    };
+    let logs = |s: &serde_json::Value, t: &str| {
+        let (score, outcome, log_id) = g0(s, t);
+        (score, outcome, s["logs"][log_id.as_str().unwrap()].clone())
+    };
+    for t in ["t1", "t2", "t3", "t4"] {
+        assert_eq!(logs(&a, t), logs(&b, t), "{t}");
+    }
+    assert!(
+        t_with < t_without * 2 + Duration::from_secs(20),
+        "with the vandal {t_with:?}, without {t_without:?}"
+    );
+    assert!(
+        !text(&o).contains("were replaced"),
+        "no container was replaced: {}",
+        text(&o)
+    );
+    let report = read_json(&with.out("out").join("report.json"));
+    let vandal = report["tests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|v| v["name"] == "test_e_vandal.py")
+        .unwrap();
+    assert_eq!(
+        vandal["changed_outside"],
+        serde_json::json!(["/dev/shm/planted", "/tmp/planted.txt"])
+    );
+}
+
+/// Runs `cmd` to its end; its output and its pid (what its containers' owner label ends
+/// with).
+fn run_with_pid(mut cmd: Command) -> (std::process::Output, u32) {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    (child.wait_with_output().unwrap(), pid)
+}
+
+/// Containers labelled by evootter process `pid`: what it must not leave when it ends.
+fn containers_of(pid: u32) -> Vec<String> {
+    let out = Command::new("docker")
+        .args([
+            "ps",
+            "-a",
+            "--filter",
+            "label=evootter",
+            "--format",
+            "{{.ID}} {{.Label \"evootter.owner\"}}",
+        ])
+        .output()
+        .unwrap();
+    let owner = format!(":{pid}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.ends_with(&owner))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A repository whose pytest configuration needs a plugin the image lacks (pytest-cov): the
+/// run names it within its first execution step, stops with the session saved, and leaves no
+/// container.
+#[test]
+fn an_image_that_cannot_run_the_tests_is_named() {
+    if !docker_ready() {
+        return;
+    }
+    let _gate = GATE.blocking_read();
+    let tiny = Tiny::four();
+    std::fs::write(
+        tiny.repo.join("setup.cfg"),
+        "[tool:pytest]\naddopts = --cov=calc --cov-report=term\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let mut cmd = tiny.command("out");
+    cmd.args(["--focal", "calc/ops.py::clamp", "--initial-tests"])
+        .arg(&tiny.cands)
+        .args(["--backend", "docker", "--image", &image(), "--mutants", "4"]);
+    let (o, pid) = run_with_pid(cmd);
+    assert!(!o.status.success());
+    assert!(containers_of(pid).is_empty(), "{:?}", containers_of(pid));
+    let out = text(&o);
+    assert!(
+        out.contains("every test errors on c_old: pytest: unrecognized arguments: --cov=calc")
+            && out.contains("the environment lacks pytest-cov"),
+        "{out}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(tiny.out("out").join("session.json").is_file());
+}

@@ -61,6 +61,7 @@ fn config() -> RunConfig {
         reach: Default::default(),
         operators: Default::default(),
         pass_env: vec![],
+        keep_going: false,
     }
 }
 

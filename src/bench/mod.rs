@@ -314,6 +314,18 @@ async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceReco
     match finished.ending {
         Ending::Done { .. } => {}
         Ending::Cancelled => return error("cancelled".into()),
+        // Named, not scored: the environment cannot run this instance's tests.
+        Ending::Failed {
+            error: crate::engine::EngineError::Environment(line),
+        } => {
+            return InstanceRecord {
+                instance_id: id,
+                status: Status::EnvironmentError { error: line },
+                score: None,
+                seconds: finished.doc.timings.wall_seconds,
+                notes: vec![],
+            };
+        }
         Ending::Failed { error: e } => return error(e.to_string()),
     }
     let doc = finished.doc;

@@ -18,6 +18,10 @@ pub enum Status {
     Unsound { reason: String },
     /// The row, its repository or its run failed; the rest of the batch went on.
     Error { error: String },
+    /// Every test errored on `c_old` the same environmental way (a missing plugin or
+    /// dependency): the environment cannot run the instance's tests, so nothing was scored
+    /// and the instance is not counted as a failed reproduction.
+    EnvironmentError { error: String },
 }
 
 /// What the batch records of one instance (`INSTANCE/instance.json`).
@@ -65,6 +69,9 @@ pub struct Summary {
     pub counted: usize,
     pub unsound: usize,
     pub errors: usize,
+    /// Instances whose environment could not run their tests (not counted).
+    #[serde(default)]
+    pub environment_errors: usize,
     pub f2p: usize,
     pub tdd: usize,
     pub swt: usize,
@@ -117,6 +124,7 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
                 Status::Done => "done".into(),
                 Status::Unsound { .. } => "unsound".into(),
                 Status::Error { .. } => "error".into(),
+                Status::EnvironmentError { .. } => "env_error".into(),
             },
             model_calls: u(&report["llm_calls"]["total"]),
             tokens_in: u(&report["tokens"]["input"]),
@@ -141,6 +149,7 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         s.instances += 1;
         match r.status {
             Status::Unsound { .. } => s.unsound += 1,
+            Status::EnvironmentError { .. } => s.environment_errors += 1,
             Status::Error { .. } => {
                 s.errors += 1;
                 s.counted += 1;
@@ -176,7 +185,10 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
     s.tdd_rate = rate(s.tdd);
     s.swt_rate = rate(s.swt);
     if s.counted > 0 {
-        let counted = s.lines.iter().filter(|l| l.status != "unsound");
+        let counted = s
+            .lines
+            .iter()
+            .filter(|l| l.status != "unsound" && l.status != "env_error");
         s.tdd_score = counted.map(|l| l.tdd_score).sum::<f64>() / s.counted as f64;
     }
     let covs: Vec<f64> = s.lines.iter().filter_map(|l| l.coverage).collect();
@@ -218,10 +230,11 @@ pub fn table(s: &Summary) -> String {
     }
     let cuts: Vec<String> = s.cuts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     out.push_str(&format!(
-        "\n{} instances, {} counted ({} unsound, {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
+        "\n{} instances, {} counted ({} unsound and {} environment errors not counted; {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
         s.instances,
         s.counted,
         s.unsound,
+        s.environment_errors,
         s.errors,
         s.f2p,
         s.f2p_rate * 100.0,
@@ -298,4 +311,49 @@ pub fn compare(a: &Summary, b: &Summary) -> String {
         cost(b.cost_usd)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An instance whose environment cannot run its tests is counted apart: neither a failed
+    /// reproduction nor an error of evootter's.
+    #[test]
+    fn environment_errors_are_counted_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |id: &str, status: Status| {
+            let d = dir.path().join(id);
+            std::fs::create_dir_all(&d).unwrap();
+            let r = InstanceRecord {
+                instance_id: id.into(),
+                status,
+                score: None,
+                seconds: 1.0,
+                notes: vec![],
+            };
+            std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        };
+        write("a", Status::Done);
+        write(
+            "b",
+            Status::EnvironmentError {
+                error: "every test errors on c_old: No module named 'numpy'".into(),
+            },
+        );
+        write("c", Status::Error { error: "x".into() });
+        let s = read(dir.path()).unwrap();
+        assert_eq!(
+            (s.instances, s.counted, s.environment_errors, s.errors),
+            (3, 2, 1, 1)
+        );
+        assert_eq!(s.lines[1].status, "env_error");
+        assert!(
+            table(&s).contains("1 environment errors not counted"),
+            "{}",
+            table(&s)
+        );
+        let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
+        assert!(json.contains(r#""status":"environment_error""#), "{json}");
+    }
 }

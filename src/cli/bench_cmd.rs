@@ -116,6 +116,9 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                         (summary::Status::Done, None) => "done".into(),
                         (summary::Status::Unsound { reason }, _) => format!("unsound: {reason}"),
                         (summary::Status::Error { error }, _) => format!("error: {error}"),
+                        (summary::Status::EnvironmentError { error }, _) => {
+                            format!("environment error (not counted): {error}")
+                        }
                     };
                     eprintln!(
                         "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{}",

@@ -188,6 +188,10 @@ pub struct RunConfig {
     /// their values are read from the environment of each start and never stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pass_env: Vec<String>,
+    /// Go on when every test errors on `c_old` the same environmental way (`--keep-going`);
+    /// the report says so. Without it the run stops at once, naming the error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_going: bool,
 }
 
 fn table_i() -> Operators {

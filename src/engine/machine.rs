@@ -51,6 +51,13 @@ pub enum EngineError {
     Llm { step: String, detail: String },
     #[error("{0}")]
     State(String),
+    /// The environment cannot run the repository's tests (see `environment`): fix it, then
+    /// resume; the `c_old` runs that showed it are not kept.
+    #[error(
+        "{0}. The session is saved; once the environment is fixed, resume it (or pass \
+         --keep-going to run on and have the report say so)"
+    )]
+    Environment(String),
 }
 
 impl EngineError {
@@ -64,7 +71,8 @@ impl EngineError {
             | EngineError::Golden(_)
             | EngineError::RepoChanged { .. }
             | EngineError::ReadSource { .. }
-            | EngineError::Llm { .. } => true,
+            | EngineError::Llm { .. }
+            | EngineError::Environment(_) => true,
             EngineError::Mutate(_) | EngineError::State(_) => false,
         }
     }
@@ -632,6 +640,9 @@ impl Engine {
             .unwrap_or(0);
         self.execute_baselines(g, &tests, &tests, &mut progress)
             .await?;
+        if g == 0 {
+            self.check_environment(&tests)?;
+        }
         if self.doc.config.reach == MutantReach::Reached {
             self.resample(g, seq)?;
             progress = self.progress(g, &tests, self.generation(g)?.executions)?;
@@ -653,6 +664,31 @@ impl Engine {
         self.doc.generations[g].scores = scores;
         self.doc.phase = Phase::Select { generation: g };
         Ok(())
+    }
+
+    /// Every test of the initial population erroring on `c_old` the same environmental way
+    /// stops the run at once, naming it (its `c_old` runs measured the environment, so they
+    /// are not kept: a resume after the fix runs them again); with `--keep-going` the run goes
+    /// on and the session and report say so.
+    fn check_environment(&mut self, tests: &[TestId]) -> Result<(), EngineError> {
+        let Some(broken) = super::environment::broken(&self.doc, tests) else {
+            return Ok(());
+        };
+        let line = broken.to_string();
+        if self.doc.config.keep_going {
+            if self.doc.environment_error.is_none() {
+                self.note(format!("{line} (--keep-going: the run goes on)"));
+                self.doc.environment_error = Some(line);
+            }
+            return Ok(());
+        }
+        for t in tests {
+            let hash = self.doc.tests[t].hash.clone();
+            for target in [Target::Old, Target::OldRepeat] {
+                self.doc.executions.remove(&exec_key(&hash, &target));
+            }
+        }
+        Err(EngineError::Environment(line))
     }
 
     pub(super) fn score_generation(&self, gen_: &Generation) -> BTreeMap<TestId, TestScore> {
@@ -806,6 +842,7 @@ impl Engine {
             seq,
             pid: std::process::id(),
             changed: r.changed,
+            changed_outside: r.changed_outside,
             denied: r.denied,
             lines: if *target == Target::Old {
                 r.trace
@@ -845,6 +882,13 @@ impl Engine {
                 "{test} ({name}) changed its working copy on c_old ({}); every change is undone \
                  before the next run, so no other test sees it",
                 e.changed.join(", ")
+            ));
+        }
+        if !e.changed_outside.is_empty() {
+            msgs.push(format!(
+                "{test} ({name}) wrote outside its working copy on c_old ({}); removed before \
+                 the next run, so no other test sees it",
+                e.changed_outside.join(", ")
             ));
         }
         for d in &e.denied {

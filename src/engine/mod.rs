@@ -5,6 +5,7 @@
 pub mod acts;
 pub mod basebrt;
 pub mod config;
+pub mod environment;
 pub mod events;
 pub mod explain;
 pub mod export;

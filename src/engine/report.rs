@@ -118,6 +118,9 @@ pub fn report(doc: &SessionDoc) -> Value {
                     if !e.changed.is_empty() {
                         v["changed_copy"] = json!(e.changed);
                     }
+                    if !e.changed_outside.is_empty() {
+                        v["changed_outside"] = json!(e.changed_outside);
+                    }
                     if !e.denied.is_empty() {
                         v["sandbox_denied"] = json!(e.denied);
                     }
@@ -167,6 +170,9 @@ pub fn report(doc: &SessionDoc) -> Value {
     }
     let by_step: BTreeMap<&str, usize> = step_totals.iter().map(|(s, t)| (*s, t.calls)).collect();
     let totals = CallTotals::of(&doc.llm_calls);
+    if let Some(e) = &doc.environment_error {
+        r["environment_error"] = json!(e);
+    }
     if !doc.acts.is_empty() {
         r["acts"] = json!(doc.acts);
         let parents: BTreeMap<usize, &Vec<TestId>> = doc

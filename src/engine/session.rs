@@ -184,6 +184,9 @@ pub struct Execution {
     /// What the test changed in its working copy (undone before the next run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
+    /// What it wrote outside its working copy (removed before the next run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_outside: Vec<String>,
     /// What the sandbox refused, as the log shows it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub denied: Vec<String>,
@@ -333,6 +336,10 @@ pub struct SessionDoc {
     /// Log texts by SHA-256, shared by executions with equal logs.
     pub logs: BTreeMap<String, String>,
     pub final_test: Option<TestId>,
+    /// Every test errored on `c_old` the same environmental way and the run went on
+    /// (`--keep-going`): what they said, and what it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment_error: Option<String>,
     /// F2P status of every test in the initial population and of the final test, when a
     /// golden patch was given (computed after the run, never seen by selection).
     pub evaluation: BTreeMap<TestId, F2p>,
@@ -497,6 +504,7 @@ pub(crate) mod fixtures {
             reach: Default::default(),
             operators: Default::default(),
             pass_env: vec![],
+            keep_going: false,
         }
     }
 
@@ -523,6 +531,7 @@ pub(crate) mod fixtures {
             seq: 1,
             pid: 1,
             changed: vec![],
+            changed_outside: vec![],
             denied: vec![],
             lines: None,
         }
@@ -601,6 +610,7 @@ mod tests {
                 seq: 1,
                 pid: 42,
                 changed: vec![],
+                changed_outside: vec![],
                 denied: vec![],
                 lines: None,
             },

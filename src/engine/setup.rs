@@ -287,6 +287,7 @@ pub fn new_session(
         executions: BTreeMap::new(),
         logs: BTreeMap::new(),
         final_test: None,
+        environment_error: None,
         evaluation: BTreeMap::new(),
         timings: Timings::default(),
         notes: vec![],

@@ -35,6 +35,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use tarball::Tarball;
 
+/// How many times per worker a run may replace a container before it stops.
+const MAX_REPLACEMENTS_PER_WORKER: u64 = 3;
+
 /// The Docker default when neither `hosts` nor `DOCKER_HOST` names one.
 pub const DEFAULT_HOST: &str = "unix:///var/run/docker.sock";
 
@@ -180,6 +183,8 @@ pub struct DockerExecutor {
     python_version: String,
     user_base: Option<String>,
     notes: Mutex<Vec<String>>,
+    /// Containers replaced so far (a run that died, an interpreter that died twice).
+    replaced: AtomicU64,
     /// The local copy of the repository that puts copies back (last: the base lives in it).
     base: PathBuf,
     _base_dir: tempfile::TempDir,
@@ -345,6 +350,7 @@ impl DockerExecutor {
             python_version: String::new(),
             user_base: None,
             notes: Mutex::new(notes),
+            replaced: AtomicU64::new(0),
             base,
             _base_dir: base_dir,
         };

@@ -386,15 +386,19 @@ impl LocalExecutor {
         let allowed = [w.copy.as_path(), w.run_dir.as_path()];
         let denied = self.protections.denials(&raw_log, &allowed);
 
+        let changes = pytest_run::Changes {
+            copy: changed,
+            outside: vec![],
+            denied,
+        };
         let mut result = match status {
-            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changed, denied),
+            None => pytest_run::timeout_result(raw_log, req.timeout, duration, changes),
             Some(status) => pytest_run::finished_result(
                 Finished {
                     report: read_junit(&dirs.junit(), &test_rel),
                     raw_log,
                     exit_code: status,
-                    changed,
-                    denied,
+                    changes,
                     duration,
                 },
                 &dirs.roots(),

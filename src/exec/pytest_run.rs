@@ -254,13 +254,21 @@ impl LogBuffer {
     }
 }
 
+/// What a run did beyond its output: changes to its working copy (undone), writes outside it
+/// that were undone (a container's memory file systems), and what the sandbox refused.
+#[derive(Debug, Default)]
+pub struct Changes {
+    pub copy: Vec<String>,
+    pub outside: Vec<String>,
+    pub denied: Vec<String>,
+}
+
 /// What a run that ended (not killed at its timeout) left behind.
 pub struct Finished {
     pub raw_log: String,
     pub exit_code: Option<i32>,
     pub report: JunitReport,
-    pub changed: Vec<String>,
-    pub denied: Vec<String>,
+    pub changes: Changes,
     pub duration: Duration,
 }
 
@@ -271,8 +279,7 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
         mut raw_log,
         exit_code,
         mut report,
-        changed,
-        denied,
+        changes,
         duration,
     } = run;
     // A test may print a secret it found (a key in a file it was given): the log is stored
@@ -285,7 +292,7 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
     let outcome = reconcile_exit_code(report.outcome, exit_code);
     // A test that vandalizes its copy, or that the sandbox stopped, shows it wherever its log
     // is read.
-    append_notices(&mut raw_log, &changed, &denied);
+    append_notices(&mut raw_log, &changes);
     ExecResult {
         outcome,
         failure_kind: report.failure_kind.filter(|_| outcome == Outcome::Failed),
@@ -296,8 +303,9 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
         status_map: report.status_map,
         counts: report.counts,
         duration,
-        changed,
-        denied,
+        changed: changes.copy,
+        changed_outside: changes.outside,
+        denied: changes.denied,
         trace: None,
         coverage: None,
     }
@@ -309,8 +317,7 @@ pub fn timeout_result(
     mut raw_log: String,
     timeout: Duration,
     duration: Duration,
-    changed: Vec<String>,
-    denied: Vec<String>,
+    changes: Changes,
 ) -> ExecResult {
     if !raw_log.is_empty() && !raw_log.ends_with('\n') {
         raw_log.push('\n');
@@ -328,25 +335,39 @@ pub fn timeout_result(
         status_map: BTreeMap::new(),
         counts: TestCounts::default(),
         duration,
-        changed,
-        denied,
+        changed: changes.copy,
+        changed_outside: changes.outside,
+        denied: changes.denied,
         trace: None,
         coverage: None,
     }
 }
 
-/// The lines that end a log whose run changed its working copy or hit the sandbox.
-pub fn append_notices(raw_log: &mut String, changed: &[String], denied: &[String]) {
-    if changed.is_empty() && denied.is_empty() {
+/// The lines that end a log whose run changed its working copy, wrote outside it, or hit
+/// the sandbox.
+pub fn append_notices(raw_log: &mut String, changes: &Changes) {
+    let Changes {
+        copy,
+        outside,
+        denied,
+    } = changes;
+    if copy.is_empty() && outside.is_empty() && denied.is_empty() {
         return;
     }
     if !raw_log.is_empty() && !raw_log.ends_with('\n') {
         raw_log.push('\n');
     }
-    if !changed.is_empty() {
+    if !copy.is_empty() {
         raw_log.push_str(&format!(
             "{NOTICE_PREFIX} this run changed its working copy (undone before the next run): {}\n",
-            changed.join(", ")
+            copy.join(", ")
+        ));
+    }
+    if !outside.is_empty() {
+        raw_log.push_str(&format!(
+            "{NOTICE_PREFIX} this run wrote outside its working copy (removed before the next \
+             run): {}\n",
+            outside.join(", ")
         ));
     }
     for d in denied {

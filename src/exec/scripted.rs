@@ -63,6 +63,7 @@ pub fn result(outcome: Outcome, log: &str) -> ExecResult {
         counts,
         duration: Duration::from_millis(10),
         changed: vec![],
+        changed_outside: vec![],
         denied: vec![],
         trace: None,
         coverage: None,

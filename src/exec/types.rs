@@ -123,6 +123,10 @@ pub struct ExecResult {
     /// of it undone before the next run.
     #[serde(default)]
     pub changed: Vec<String>,
+    /// What it wrote outside its working copy that was removed after it (a container's
+    /// memory file systems: /tmp, /var/tmp, /run, /dev/shm).
+    #[serde(default)]
+    pub changed_outside: Vec<String>,
     /// Sandbox refusals the log shows (no network, a write outside the copy).
     #[serde(default)]
     pub denied: Vec<String>,

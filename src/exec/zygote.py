@@ -517,6 +517,24 @@ def _collect(copy, c):
     parts.append(listing)
     staged = [b"./" + os.fsencode(r) for r in c.get("sums", [])]
     parts.append(_sums(changed + [r for r in staged if r not in changed]))
+    outside = c.get("outside")
+    if outside is not None:
+        # A container's writable places outside the copy: what the run left there is named
+        # and removed, so the next run starts from the image.
+        keep = set(outside.get("keep", []))
+        written = []
+        for d in outside.get("dirs", []):
+            try:
+                names = sorted(os.listdir(d))
+            except OSError:
+                continue
+            for n in names:
+                p = os.path.join(d, n)
+                if p in keep:
+                    continue
+                written.append(os.fsencode(p))
+                _remove(p)
+        parts.append(b"\0".join(written))
     for rel in c.get("rm", []):
         _remove(os.path.join(copy, rel))
     return sep.join(parts) + sep

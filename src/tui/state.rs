@@ -172,6 +172,8 @@ pub struct CellCache {
     /// Per cell, whether its test executes the mutant's lines on `c_old` (`None`: unknown,
     /// the run was not traced or the span not found).
     reached: Vec<Option<bool>>,
+    /// Each test's fate at the cut, in the generation's test order.
+    fates: Vec<Fate>,
     test_index: std::collections::HashMap<TestId, usize>,
     mutant_index: std::collections::HashMap<MutantId, usize>,
 }
@@ -248,6 +250,7 @@ impl CellCache {
             killed_by,
             kinds,
             reached,
+            fates: gen_.tests.iter().map(|t| fate_of(doc, g, t)).collect(),
             test_index: gen_
                 .tests
                 .iter()
@@ -277,6 +280,36 @@ impl CellCache {
         let c = *self.mutant_index.get(mutant)?;
         Some(r * self.width + c)
     }
+}
+
+/// What became of `test` at generation `g`'s cut, from the document.
+pub fn fate_of(doc: &SessionDoc, g: usize, test: &TestId) -> Fate {
+    let Some(gen_) = doc.generations.get(g) else {
+        return Fate::Pending;
+    };
+    let acts = doc.counting_acts(g);
+    if gen_.selected_by.is_none() && acts.is_empty() {
+        return Fate::Pending;
+    }
+    if doc.pinned(g).as_ref() == Some(test) {
+        return Fate::Pinned;
+    }
+    if doc.parents(g).contains(test) {
+        let yours = acts.iter().any(|a| match &a.kind {
+            crate::engine::ActKind::Edit { new_test, .. }
+            | crate::engine::ActKind::Add { new_test } => new_test == test,
+            _ => false,
+        });
+        return if yours { Fate::Yours } else { Fate::Kept };
+    }
+    for a in acts.iter().rev() {
+        match &a.kind {
+            crate::engine::ActKind::Veto { test: t } if t == test => return Fate::Vetoed,
+            crate::engine::ActKind::Edit { test: t, .. } if t == test => return Fate::Edited,
+            _ => {}
+        }
+    }
+    Fate::Dropped
 }
 
 /// A survived cell whose test never executes the mutant's lines is shown as such.
@@ -801,35 +834,16 @@ impl State {
         Some((t, m))
     }
 
-    /// What became of `test` at generation `g`'s cut.
+    /// What became of `test` at generation `g`'s cut (read from the cell cache for the
+    /// shown generation: the grid asks for every row of every frame).
     pub fn fate(&self, g: usize, test: &TestId) -> Fate {
-        let doc = &self.doc;
-        let Some(gen_) = doc.generations.get(g) else {
-            return Fate::Pending;
-        };
-        if gen_.selected_by.is_none() && doc.counting_acts(g).is_empty() {
-            return Fate::Pending;
+        if self.cache.generation == g
+            && let Some(&i) = self.cache.test_index.get(test)
+            && let Some(f) = self.cache.fates.get(i)
+        {
+            return *f;
         }
-        if doc.pinned(g).as_ref() == Some(test) {
-            return Fate::Pinned;
-        }
-        let acts = doc.counting_acts(g);
-        if doc.parents(g).contains(test) {
-            let yours = acts.iter().any(|a| match &a.kind {
-                crate::engine::ActKind::Edit { new_test, .. }
-                | crate::engine::ActKind::Add { new_test } => new_test == test,
-                _ => false,
-            });
-            return if yours { Fate::Yours } else { Fate::Kept };
-        }
-        for a in acts.iter().rev() {
-            match &a.kind {
-                crate::engine::ActKind::Veto { test: t } if t == test => return Fate::Vetoed,
-                crate::engine::ActKind::Edit { test: t, .. } if t == test => return Fate::Edited,
-                _ => {}
-            }
-        }
-        Fate::Dropped
+        fate_of(&self.doc, g, test)
     }
 
     /// The tests of the curate list: the gate's parents first, then the rest of the generation.

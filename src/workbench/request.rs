@@ -297,6 +297,11 @@ pub struct RunRequest {
     /// the run says so in its notes).
     #[arg(long)]
     pub allow_empty_issue: bool,
+    /// Go on when every test errors on c_old the same environmental way (a plugin the
+    /// repository's pytest configuration asks for is missing, a dependency cannot be
+    /// imported); the report says so. Without it the run stops at once, naming the error.
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 impl RunRequest {
@@ -569,6 +574,7 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         reach: a.mutant_reach,
         operators: a.operators,
         pass_env,
+        keep_going: a.keep_going,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;

@@ -6,7 +6,7 @@ use super::rescan::{self, FIND_FORMAT, Listing};
 use super::zygote::ContainerZygote;
 use super::{DockerConfig, DockerError, Host, LIVE, SCRATCH, lock};
 use bollard::Docker;
-use bollard::models::{ContainerCreateBody, HostConfig};
+use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,6 +14,29 @@ use std::sync::Arc;
 /// inherits (no zombie outlives a run), falling back to a plain sleep where `env` cannot.
 const PID1: &str = "env --ignore-signal=CHLD true 2>/dev/null && \
     exec env --ignore-signal=CHLD sleep infinity; exec sleep infinity";
+
+/// The only places of a worker's container a run can write to besides its copy: memory
+/// file systems, emptied after every run (`OUTSIDE_KEEP` excepted). The rest of the image is
+/// read-only, so that no run can change what the next one starts from (a `sitecustomize.py`
+/// in the standard library, a module in site-packages, a file in /etc).
+pub(super) const WRITABLE: &[(&str, &str)] = &[
+    ("/tmp", "rw,exec,nosuid,nodev,size=512m"),
+    ("/var/tmp", "rw,nosuid,nodev,size=256m"),
+    ("/run", "rw,nosuid,nodev,size=64m"),
+];
+
+/// What of the writable places is evootter's own and stays: the worker's scratch (the run
+/// directory inside it is made fresh for every run).
+pub(super) const OUTSIDE_KEEP: &str = SCRATCH;
+
+/// The writable places emptied after every run: the memory file systems and /dev/shm.
+pub(super) fn outside_dirs() -> Vec<&'static str> {
+    WRITABLE
+        .iter()
+        .map(|(d, _)| *d)
+        .chain(["/dev/shm"])
+        .collect()
+}
 
 /// Kills every process in the container but pid 1 and this shell, until none is left (a
 /// dying process can take a moment to leave /proc).
@@ -69,6 +92,22 @@ impl Recipe {
                 // A daemon-wide `init` would put docker-init at pid 1, and the reaping would
                 // kill the container's only process.
                 init: Some(false),
+                // Sealed: the image read-only, memory file systems for what must be writable,
+                // and the copy on a volume of its own, which starts as the image's workdir
+                // (a SWE-bench image's built extensions and egg-links stay) before the
+                // repository is unpacked over it. Removed with the container.
+                readonly_rootfs: Some(true),
+                tmpfs: Some(
+                    WRITABLE
+                        .iter()
+                        .map(|(d, o)| ((*d).to_owned(), (*o).to_owned()))
+                        .collect(),
+                ),
+                mounts: Some(vec![Mount {
+                    target: Some(self.cfg.workdir.clone()),
+                    typ: Some(MountType::VOLUME),
+                    ..Default::default()
+                }]),
                 ..Default::default()
             }),
             ..Default::default()

@@ -14,6 +14,7 @@ use crate::exec::seal::Staged;
 use crate::exec::types::{ExecError, ExecRequest, ExecResult};
 use crate::exec::warm;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// Touched right before pytest starts: every file whose status changes during the run is newer.
@@ -100,6 +101,15 @@ impl DockerExecutor {
         let trace = sections.next().unwrap_or_default();
         let now = rescan::parse_listing(sections.next().unwrap_or_default());
         let sums = rescan::parse_sums(sections.next().unwrap_or_default());
+        // Written outside the copy (memory file systems) and removed already.
+        let mut outside: Vec<String> = sections
+            .next()
+            .unwrap_or_default()
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        outside.sort();
 
         let mut plan = rescan::plan(
             &state.recorded,
@@ -120,10 +130,28 @@ impl DockerExecutor {
         self.put_back(idx, &mut state, plan).await?;
         state.dirty = false;
 
+        // The image is read-only: what the run tried to write there it was refused.
+        let copy = std::path::Path::new(&self.cfg.workdir);
+        let scratch = std::path::Path::new(super::SCRATCH);
+        let denied = crate::exec::sandbox::refused_writes(&raw_log, &[copy, scratch])
+            .map(|paths| {
+                vec![format!(
+                    "container: the image is read-only (only the copy, its temp dir and home \
+                     are written), and this run tried {paths}"
+                )]
+            })
+            .unwrap_or_default();
         let mut result = match ran.end {
-            End::TimedOut => {
-                pytest_run::timeout_result(raw_log, req.timeout, ran.duration, changed, vec![])
-            }
+            End::TimedOut => pytest_run::timeout_result(
+                raw_log,
+                req.timeout,
+                ran.duration,
+                pytest_run::Changes {
+                    copy: changed,
+                    outside,
+                    denied,
+                },
+            ),
             End::Exited(exit_code) => pytest_run::finished_result(
                 Finished {
                     report: if junit.is_empty() {
@@ -136,8 +164,11 @@ impl DockerExecutor {
                     },
                     raw_log,
                     exit_code,
-                    changed,
-                    denied: vec![],
+                    changes: pytest_run::Changes {
+                        copy: changed,
+                        outside,
+                        denied,
+                    },
                     duration: ran.duration,
                 },
                 &dirs.roots(),
@@ -323,6 +354,10 @@ impl DockerExecutor {
                 "mark": STAGE_MARK,
                 "sums": p.staged.files.keys().collect::<Vec<_>>(),
                 "rm": staging_tops(recorded, &p.staged),
+                "outside": {
+                    "dirs": super::container::outside_dirs(),
+                    "keep": [super::container::OUTSIDE_KEEP],
+                },
             },
         })
     }
@@ -398,15 +433,26 @@ impl DockerExecutor {
             .iter()
             .map(|r| quote(&format!("./{r}")))
             .collect();
+        // What the run wrote to the container's writable places outside its copy: each entry
+        // named (NUL-separated) and removed.
+        let outside: Vec<String> = super::container::outside_dirs()
+            .iter()
+            .map(|d| quote(d))
+            .collect();
         let mut s = format!(
             "{KILL_ALL}; cat {junit} 2>/dev/null; printf '{sep}'; cat {trace} 2>/dev/null; \
              printf '{sep}'; cd {workdir} || exit 125; find . -mindepth 1 -printf '{FIND_FORMAT}'; \
              printf '{sep}'; find . -type f -cnewer {STAGE_MARK} -exec sha256sum -- {{}} + \
-             2>/dev/null; sha256sum -- {staged} 2>/dev/null; printf '{sep}'",
+             2>/dev/null; sha256sum -- {staged} 2>/dev/null; printf '{sep}'; \
+             for d in {outside}; do for e in \"$d\"/* \"$d\"/.[!.]* \"$d\"/..?*; do \
+             [ -e \"$e\" ] || [ -L \"$e\" ] || continue; [ \"$e\" = {keep} ] && continue; \
+             printf '%s\\000' \"$e\"; rm -rf -- \"$e\"; done; done; printf '{sep}'",
             junit = quote(&dirs.junit().display().to_string()),
             trace = quote(&dirs.trace_out().display().to_string()),
             workdir = quote(&self.cfg.workdir),
             staged = staged.join(" "),
+            outside = outside.join(" "),
+            keep = quote(super::container::OUTSIDE_KEEP),
         );
         if !tops.is_empty() {
             s.push_str(&format!("; rm -rf -- {}", tops.join(" ")));
@@ -513,6 +559,29 @@ impl DockerExecutor {
         worker: usize,
         state: &mut WorkerState,
     ) -> Result<(), RunError> {
+        // A container that keeps failing is not replaced forever: past a bound the run stops
+        // and says so (its session is saved), instead of standing still.
+        let n = self.replaced.fetch_add(1, Ordering::Relaxed) + 1;
+        let bound = super::MAX_REPLACEMENTS_PER_WORKER * self.workers.len() as u64;
+        if n > bound {
+            return Err(RunError::Exec(ExecError::Other(format!(
+                "the containers of image {} were replaced {} times in this run (a test that \
+                 breaks its container every time, or an image that cannot run the tests); \
+                 stopping instead of replacing them again",
+                self.cfg.image,
+                n - 1
+            ))));
+        }
+        let note = format!(
+            "docker: containers were replaced during this run (a run that broke its container); \
+             at most {bound} replacements are made before the run stops"
+        );
+        {
+            let mut notes = lock(&self.notes);
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
         let h = &self.hosts[host];
         let old = state.container.clone();
         let _ = remove_container(&h.docker, &old).await;

@@ -462,31 +462,36 @@ impl Protections {
                 ));
             }
         }
-        if self.landlock.is_some() {
-            let mut refused: Vec<String> = vec![];
-            for marker in ["Permission denied: '", "Read-only file system: '"] {
-                for (i, _) in raw_log.match_indices(marker) {
-                    let rest = &raw_log[i + marker.len()..];
-                    let Some(end) = rest.find('\'') else { continue };
-                    let path = &rest[..end];
-                    let outside = path.starts_with('/')
-                        && !allowed.iter().any(|a| Path::new(path).starts_with(a))
-                        && !path.starts_with("/dev/");
-                    if outside && !refused.iter().any(|r| r == path) {
-                        refused.push(path.to_string());
-                    }
-                }
-            }
-            if !refused.is_empty() {
-                out.push(format!(
-                    "sandbox: writes outside the working copy, its temp dir and home are \
-                     refused, and this run tried {}; --no-sandbox lifts this",
-                    refused.join(", ")
-                ));
-            }
+        if self.landlock.is_some()
+            && let Some(paths) = refused_writes(raw_log, allowed)
+        {
+            out.push(format!(
+                "sandbox: writes outside the working copy, its temp dir and home are refused, \
+                 and this run tried {paths}; --no-sandbox lifts this"
+            ));
         }
         out
     }
+}
+
+/// The paths outside `allowed` that a log shows refused writes to (Python's `Permission
+/// denied: '/x'` and `Read-only file system: '/x'`), as one list, if any.
+pub fn refused_writes(raw_log: &str, allowed: &[&Path]) -> Option<String> {
+    let mut refused: Vec<String> = vec![];
+    for marker in ["Permission denied: '", "Read-only file system: '"] {
+        for (i, _) in raw_log.match_indices(marker) {
+            let rest = &raw_log[i + marker.len()..];
+            let Some(end) = rest.find('\'') else { continue };
+            let path = &rest[..end];
+            let outside = path.starts_with('/')
+                && !allowed.iter().any(|a| Path::new(path).starts_with(a))
+                && !path.starts_with("/dev/");
+            if outside && !refused.iter().any(|r| r == path) {
+                refused.push(path.to_string());
+            }
+        }
+    }
+    (!refused.is_empty()).then(|| refused.join(", "))
 }
 
 /// `(step, errno)` from a log that starts with the setup-failure marker.
