@@ -29,6 +29,7 @@ use evootter::exec::{
     Wanted,
 };
 use evootter::instance::Instance;
+use evootter::testkit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,38 +50,8 @@ fn examples() -> Vec<PathBuf> {
 fn requests(inst: &Instance) -> Vec<ExecRequest> {
     let pool =
         evootter::mutate::generate(&inst.repo, &inst.focal, 4, 1, Default::default()).unwrap();
-    let m = &pool.mutants[0];
-    let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
-    let mutant = FileOverride {
-        rel_path: m.file.clone(),
-        content: m.apply(&original),
-    };
-    let dir = inst.initial_tests.clone().unwrap();
-    let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "py"))
-        .collect();
-    tests.sort();
-    let test_dir = inst.test_dir.clone().unwrap_or_else(|| "tests".into());
-    let mut out = vec![];
-    for t in &tests {
-        for overrides in [vec![], vec![mutant.clone()]] {
-            out.push(ExecRequest {
-                test: FileOverride {
-                    rel_path: format!("{test_dir}/{}", t.file_name().unwrap().to_string_lossy()),
-                    content: std::fs::read_to_string(t).unwrap(),
-                },
-                overrides,
-                removed: vec![],
-                timeout: Duration::from_secs(60),
-                trace: vec![],
-                tracer: Default::default(),
-            });
-        }
-    }
-    out
+    let mutant = testkit::mutant_override(&inst.repo, &pool.mutants[0]);
+    testkit::requests(inst, &[vec![], vec![mutant]], Duration::from_secs(60))
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -15,5 +15,7 @@ pub mod prompts;
 pub mod python;
 pub mod rng;
 pub mod secrets;
+#[doc(hidden)]
+pub mod testkit;
 pub mod tui;
 pub mod workbench;

@@ -1,6 +1,6 @@
 //! Bad input gets a clear error that names what is wrong and what to do, and loses nothing.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String) {

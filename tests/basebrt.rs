@@ -1,7 +1,7 @@
 //! From nothing but a repository and an issue: the scripted model localizes, contextualizes
 //! and writes the initial population (single prompting); the rest of the run is real.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn fenced(lang: &str, body: &str) -> String {

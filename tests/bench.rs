@@ -4,7 +4,7 @@
 //! resumes and runs nothing again; a malformed row and a missing base commit are errors for
 //! their instance only.
 
-mod common;
+use crate::common;
 use common::bench_rows::{git, mirror, row};
 use common::*;
 

@@ -5,7 +5,7 @@
 //! harness reads the report; and the line tracer taking over, saying so, where coverage.py
 //! cannot be imported.
 
-mod common;
+use crate::common;
 use common::exec::request;
 use common::*;
 use evootter::exec::{ExecRequest, ExecResult, Executor, LocalConfig, LocalExecutor, Tracer};

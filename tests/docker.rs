@@ -4,115 +4,23 @@
 //! second host that fails mid-run, and errors that say what to do. Without a daemon or the
 //! image the tests fail under CI and print SKIPPED elsewhere.
 
-mod common;
+use crate::common;
 use common::bench_rows::{mirror, row};
+use common::docker::*;
 use common::exec::{decisions, request, run_all};
 use common::*;
 use evootter::exec::{
-    DockerConfig, DockerExecutor, ExecRequest, ExecResult, Executor, FileOverride, LocalConfig,
-    LocalExecutor, Outcome, Wanted,
+    DockerConfig, DockerExecutor, ExecRequest, Executor, FileOverride, LocalExecutor, Outcome,
 };
 use evootter::instance::Instance;
+use evootter::testkit;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `kill_all_running` ends every run in the process: that test runs alone, the others share.
+/// A test that must not run beside the others takes it alone; the others share it.
 static GATE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
-
-fn image() -> String {
-    std::env::var("EVOOTTER_TEST_IMAGE").unwrap_or_else(|_| "evootter-python:bookworm".into())
-}
-
-/// Whether the daemon and the image are there; under CI their absence fails the test.
-fn docker_ready() -> bool {
-    let problem = match Command::new("docker")
-        .args(["image", "inspect", "--format", "{{.Id}}", &image()])
-        .output()
-    {
-        Ok(o) if o.status.success() => return true,
-        Ok(o) => format!(
-            "no Docker daemon or no image {}: {}",
-            image(),
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => format!("no docker command: {e}"),
-    };
-    if std::env::var_os("CI").is_some() {
-        panic!("{problem}; run `bash .ci/docker` first");
-    }
-    eprintln!("SKIPPED: {problem} (run `bash .ci/docker`)");
-    false
-}
-
-fn docker_cfg(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> DockerConfig {
-    DockerConfig {
-        image: image(),
-        jobs,
-        pythonpath,
-        repo: repo.to_path_buf(),
-        ..Default::default()
-    }
-}
-
-fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
-    LocalExecutor::new(LocalConfig {
-        repo: repo.to_path_buf(),
-        python: "/usr/bin/python3".into(),
-        pythonpath,
-        jobs,
-        isolation: Wanted::default(),
-        warm: false,
-        pass_env: vec![],
-    })
-    .unwrap()
-}
-
-fn summary(r: &ExecResult) -> (String, String, String) {
-    (
-        format!("{:?}", r.outcome),
-        r.normalized_log.clone(),
-        format!("{:?}", r.status_map),
-    )
-}
-
-/// How the warm interpreter shows in a container's process list.
-const ZYGOTE: &str = "/tmp/evootter/zygote.py";
-
-/// The processes in a container other than pid 1, each as `pid comm state cmdline`.
-fn container_processes(container: &str) -> Vec<String> {
-    let out = Command::new("docker")
-        .args(["exec", container, "sh", "-c"])
-        .arg(
-            "for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" = 1 ] || [ \"$p\" = \"$$\" ] || \
-             echo \"$p $(cat /proc/$p/comm) $(grep State /proc/$p/status) \
-             $(tr '\\0' ' ' < /proc/$p/cmdline)\"; done",
-        )
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-fn containers_with_label(host: Option<&str>, label: &str) -> Vec<String> {
-    let mut cmd = Command::new("docker");
-    if let Some(h) = host {
-        cmd.args(["-H", h]);
-    }
-    let out = cmd
-        .args(["ps", "-aq", "--filter", &format!("label={label}")])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn docker_and_local_runs_log_the_same_on_every_example() {
@@ -135,34 +43,10 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
             if files.contains(&m.file) && pool.mutants.iter().any(|o| !files.contains(&o.file)) {
                 continue;
             }
-            let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
             files.push(m.file.clone());
-            variants.push(vec![FileOverride {
-                rel_path: m.file.clone(),
-                content: m.apply(&original),
-            }]);
+            variants.push(vec![testkit::mutant_override(&inst.repo, m)]);
         }
-        let dir = inst.initial_tests.clone().unwrap();
-        let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "py"))
-            .collect();
-        tests.sort();
-        let test_dir = inst.test_dir.clone().unwrap_or_else(|| "tests".into());
-        let mut requests = vec![];
-        for t in &tests {
-            for overrides in &variants {
-                let mut r = request(
-                    &format!("{test_dir}/{}", t.file_name().unwrap().to_string_lossy()),
-                    &std::fs::read_to_string(t).unwrap(),
-                    Duration::from_secs(60),
-                );
-                r.overrides = overrides.clone();
-                requests.push(r);
-            }
-        }
+        let requests = testkit::requests(&inst, &variants, Duration::from_secs(60));
         let pythonpath = inst.pythonpath.clone().unwrap_or_else(|| vec![".".into()]);
 
         let started = Instant::now();
@@ -653,41 +537,6 @@ async fn an_unreachable_host_and_a_missing_image_say_what_to_do() {
              pull it (docker pull evootter-missing:none); evootter never pulls"
         )
     );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn ctrl_c_ends_the_runs_in_containers() {
-    if !docker_ready() {
-        return;
-    }
-    let _gate = GATE.write().await;
-    let dir = tempfile::tempdir().unwrap();
-    let repo = tiny_repo(dir.path());
-    let d = Arc::new(
-        DockerExecutor::new(docker_cfg(&repo, vec![".".into()], 1))
-            .await
-            .unwrap(),
-    );
-    let hang =
-        "import time\n\ndef test_hang():\n    print('started', flush=True)\n    time.sleep(600)\n";
-    let started = Instant::now();
-    let run = {
-        let d = d.clone();
-        tokio::spawn(async move {
-            d.run(request("tests/test_hang.py", hang, Duration::from_secs(60)))
-                .await
-        })
-    };
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    tokio::task::spawn_blocking(evootter::exec::kill_all_running)
-        .await
-        .unwrap();
-    let r = run.await.unwrap().unwrap();
-    assert_ne!(r.outcome, Outcome::Timeout, "{}", r.raw_log);
-    assert!(started.elapsed() < Duration::from_secs(10));
-    let (_, container) = d.container(0).await.unwrap();
-    assert_eq!(container_processes(&container), Vec::<String>::new());
-    d.shutdown().await;
 }
 
 /// `run --backend docker` is the same run as a local one: the same executions, kill

@@ -1,7 +1,7 @@
 //! The kill matrix must not depend on where evootter runs: pytest changes its output when it
 //! believes it is on a CI server (`CI`, `BUILD_NUMBER`), so those are not passed on.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

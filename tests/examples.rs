@@ -1,6 +1,6 @@
 //! End to end on every bundled example: real mutants, real pytest runs, real selection.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,7 +1,7 @@
 //! `show --mutation-report`: the kill matrix in the mutation-testing-report-schema JSON that
 //! Stryker's viewer reads, consistent with the session.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,7 +1,7 @@
 //! A test whose c_old log changes from run to run is marked flaky and its "kills" (log
 //! differences that are only noise) do not count.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,7 +1,7 @@
 //! SIGTERM (like Ctrl-C) mid-execution: the running pytest processes are killed, the session
 //! is saved, the exit code is 130, and `--resume` finishes the run.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! two mechanisms record the same lines (a conftest that takes every tool id leaves the
 //! tracer only `sys.settrace`).
 
-mod common;
+use crate::common;
 use common::exec::{executor_with, request};
 use evootter::exec::{ExecRequest, ExecResult, Executor, LocalExecutor, PythonEnv, Tracer};
 use std::path::{Path, PathBuf};

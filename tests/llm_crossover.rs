@@ -2,7 +2,7 @@
 //! real model's: batched crossover replaces the survivors with offspring, and the model breaks
 //! a fitness tie that rescues cannot.
 
-mod common;
+use crate::common;
 use common::*;
 
 const CHILD: &str = "from calc.ops import clamp\n\n\ndef test_clamp_upper_bound_is_inclusive():\n    assert clamp(15, 0, 10) == 10\n";

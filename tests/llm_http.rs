@@ -2,8 +2,8 @@
 //! Messages wire format: an overloaded (529) answer is retried, the key never reaches the
 //! session or report, and a repeated run is answered from the response cache.
 
-mod common;
-mod mock_http;
+use crate::common;
+use crate::mock_http;
 use common::*;
 use mock_http::scripted::{Wire, serve_script};
 use mock_http::{MockServer, json};

@@ -1,7 +1,7 @@
 //! `--out` is the user's: evootter writes only into an empty directory or one holding an
 //! earlier evootter session, never over a file it did not write, and one run at a time.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::{Duration, Instant};
 

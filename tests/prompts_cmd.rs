@@ -1,7 +1,7 @@
 //! The prompt templates as user files: list them, print one, export the built-in ones, and a
 //! run that sends the user's edited template (and says so).
 
-mod common;
+use crate::common;
 use common::*;
 
 fn prompts(config: &std::path::Path, args: &[&str]) -> std::process::Output {

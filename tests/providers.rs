@@ -1,7 +1,7 @@
 //! Provider tests against a local mock server that speaks real HTTP/1.1 and the real
 //! Anthropic / OpenAI wire formats. No network.
 
-mod mock_http;
+use crate::mock_http;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

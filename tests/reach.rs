@@ -2,7 +2,7 @@
 //! baseline is traced over the focal files, each generation samples only mutants some test
 //! of it executes, and a mutant a test does not reach really cannot be killed by it.
 
-mod common;
+use crate::common;
 use common::*;
 use evootter::engine::{SessionDoc, Target};
 use evootter::exec::{ExecRequest, Executor, FileOverride, LocalConfig, LocalExecutor, Wanted};

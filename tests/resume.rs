@@ -1,7 +1,7 @@
 //! Killing a run mid-way loses at most the executions in flight: `--resume` finishes it and
 //! runs nothing twice.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::{Duration, Instant};
 

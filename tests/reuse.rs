@@ -1,6 +1,6 @@
 //! `--reuse-executions`: a second strategy on the same instance runs nothing already run.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -4,7 +4,7 @@
 //! chosen, leaves no process, reaches no listener and writes nothing outside. And for tests
 //! that behave, the sandbox changes nothing at all.
 
-mod common;
+use crate::common;
 use common::*;
 use evootter::exec::{ExecRequest, Executor, FileOverride, LocalConfig, LocalExecutor, Wanted};
 use evootter::instance::Instance;

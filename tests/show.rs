@@ -3,7 +3,7 @@
 //! each cut says why it went as it did, here that the test with the most kills was dropped
 //! because it passes on c_old.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! A candidate that never returns is killed at the timeout, counted, and leaves no process.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -3,7 +3,7 @@
 //! the gate, open a pair, ask why a mutant survived, veto and edit a candidate, continue, pin
 //! the final test, quit; then `evootter open` on the saved session shows the same final test.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -109,8 +109,8 @@ fn session_walkthrough(width: u16, height: u16) {
     );
     // Run the pair again under the line tracer.
     t.keys(&["Enter"]);
-    let traced = t.wait_for("the mutated line", 60);
-    assert!(traced.contains("lines that ran on c_old"), "{traced}");
+    let traced = t.wait_for("lines that ran on c_old", 60);
+    assert!(traced.contains("the mutated line"), "{traced}");
 
     // Curate: veto one survivor, edit the other, continue.
     t.keys(&["5"]);

@@ -2,7 +2,7 @@
 //! (mapping the user onto themselves) and Landlock. Run as `nobody` with Debian's Python
 //! (`.ci/setup` installs python3-pytest), a vandal still changes nothing and reaches nothing.
 
-mod common;
+use crate::common;
 use common::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -3,12 +3,13 @@
 //! `c_old` and on mutants, the same whole run, and an interpreter that survives a hanging
 //! test, kills what a test left running, and is replaced when a test kills it.
 
-mod common;
+use crate::common;
 use common::exec::{decisions, executor_with, request, run_all};
 use common::*;
 use evootter::exec::warm::tail;
 use evootter::exec::{ExecRequest, ExecResult, Executor, FileOverride, LocalExecutor, Outcome};
 use evootter::instance::Instance;
+use evootter::testkit;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -95,33 +96,9 @@ async fn same_warm_and_cold(python: &Path, ex: &Path) {
             evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mut variants = vec![vec![]];
         for m in pool.mutants.iter().take(4) {
-            let original = std::fs::read_to_string(inst.repo.join(&m.file)).unwrap();
-            variants.push(vec![FileOverride {
-                rel_path: m.file.clone(),
-                content: m.apply(&original),
-            }]);
+            variants.push(vec![testkit::mutant_override(&inst.repo, m)]);
         }
-        let dir = inst.initial_tests.clone().unwrap();
-        let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "py"))
-            .collect();
-        tests.sort();
-        let test_dir = inst.test_dir.clone().unwrap_or_else(|| "tests".into());
-        let mut requests = vec![];
-        for t in &tests {
-            for overrides in &variants {
-                let mut r = request(
-                    &format!("{test_dir}/{}", t.file_name().unwrap().to_string_lossy()),
-                    &std::fs::read_to_string(t).unwrap(),
-                    Duration::from_secs(60),
-                );
-                r.overrides = overrides.clone();
-                requests.push(r);
-            }
-        }
+        let mut requests = testkit::requests(&inst, &variants, Duration::from_secs(60));
         // A traced run, as the pair explanation and coverage make them.
         let mut traced = requests[1].clone();
         traced.trace = vec![pool.mutants[0].file.clone()];

@@ -2,66 +2,31 @@
 //! cancel and resume. First with the scripted executor (no Python: exact, instant results),
 //! then end to end with real pytest on the tiny instance.
 
-mod common;
+use crate::common;
 use common::*;
 use evootter::engine::{
-    ActKind, ActRequest, CrossoverStrategy, Event, FitnessRule, Inputs, Origin, Phase, Prompting,
-    RunConfig, SelectionStrategy, SessionDoc, Target, setup,
+    ActKind, ActRequest, Event, Inputs, Origin, Phase, RunConfig, SelectionStrategy, SessionDoc,
+    Target, setup,
 };
-use evootter::exec::scripted::{self, ScriptedExecutor};
-use evootter::exec::{ExecRequest, Outcome};
+use evootter::exec::Outcome;
+use evootter::exec::scripted::ScriptedExecutor;
 use evootter::outdir::{Intent, OutDir};
 use evootter::python::FocalFunction;
-use evootter::workbench::{self, Command, Ending, Options, Prepared, RunRequest, Workbench};
+use evootter::testkit;
+use evootter::workbench::{self, Command, Ending, Options, Prepared, RunOptions, Workbench};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Scripted results: a test whose source says `FAILS` fails on c_old; one that says `KILLS`
-/// logs differently on every mutant (so it kills them all); the rest log the same everywhere.
-fn answer(req: &ExecRequest) -> evootter::exec::ExecResult {
-    let src = &req.test.content;
-    let outcome = if src.contains("FAILS") {
-        Outcome::Failed
-    } else {
-        Outcome::Passed
-    };
-    let log = match req.overrides.first() {
-        Some(m) if src.contains("KILLS") => {
-            format!("mutant {}\n", evootter::hash::sha256_hex(&m.content))
-        }
-        _ => "same as c_old\n".to_string(),
-    };
-    scripted::result(outcome, &log)
-}
-
+/// Four tests, four mutants, two workers, checking flakiness; scripted results by
+/// `testkit::answer` (`FAILS` fails on c_old, `KILLS` kills every mutant).
 fn config() -> RunConfig {
     RunConfig {
-        tests: 4,
         mutants: 4,
-        selection: SelectionStrategy::Mutation,
-        fitness: FitnessRule::Brt,
-        rescue_tiebreak: true,
-        crossover: CrossoverStrategy::None,
-        check_flaky: true,
         jobs: 2,
         timeout_secs: 10.0,
-        seed: 1,
-        python: "python3".into(),
-        pythonpath: vec![".".into()],
-        test_dir: "tests".into(),
-        llm: None,
-        llm_model: None,
-        llm_base_url: None,
-        prompting: Prompting::Single,
-        llm_reasoning: None,
-        llm_retries: None,
-        sandbox: true,
-        docker: None,
-        executor: Default::default(),
+        check_flaky: true,
         reach: Default::default(),
-        operators: Default::default(),
-        pass_env: vec![],
-        keep_going: false,
+        ..testkit::config(SelectionStrategy::Mutation)
     }
 }
 
@@ -97,7 +62,7 @@ fn scripted_session(tiny: &Tiny) -> Prepared {
 }
 
 async fn scripted_workbench(tiny: &Tiny, pause: bool) -> (Workbench, Arc<ScriptedExecutor>) {
-    let exec = Arc::new(ScriptedExecutor::new(answer));
+    let exec = Arc::new(ScriptedExecutor::new(testkit::answer));
     let wb = Workbench::start(
         scripted_session(tiny),
         Options {
@@ -409,7 +374,7 @@ async fn without_a_gate_the_run_goes_straight_through() {
 #[tokio::test(flavor = "multi_thread")]
 async fn curate_quit_and_resume_with_real_pytest() {
     let tiny = Tiny::four();
-    let request = RunRequest {
+    let request = RunOptions {
         repo: Some(tiny.repo.clone()),
         issue: Some(tiny.dir.path().join("issue.md")),
         focal: vec!["calc/ops.py::clamp".parse().unwrap()],
@@ -502,7 +467,7 @@ async fn curate_quit_and_resume_with_real_pytest() {
     assert!(matches!(f.ending, Ending::Cancelled));
     assert_eq!(f.doc.acts.len(), 1);
 
-    let resumed = workbench::resume(&f.session_path, &RunRequest::default()).unwrap();
+    let resumed = workbench::resume(&f.session_path, &RunOptions::default()).unwrap();
     assert_eq!(
         resumed
             .doc
@@ -571,7 +536,7 @@ async fn a_session_saved_at_a_gate_reopens_there() {
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}
     let f = wb.finish().await.unwrap();
-    let prepared = workbench::resume(&f.session_path, &RunRequest::default()).unwrap();
+    let prepared = workbench::resume(&f.session_path, &RunOptions::default()).unwrap();
     let mut wb = Workbench::start(
         prepared,
         Options {

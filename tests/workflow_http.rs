@@ -4,8 +4,8 @@
 //! initial population, mutants, real pytest runs, selection and batched crossover, then the
 //! evaluation against the golden patch.
 
-mod common;
-mod mock_http;
+use crate::common;
+use crate::mock_http;
 use common::*;
 use mock_http::scripted::{Wire, serve_script};
 use std::path::Path;

@@ -13,7 +13,7 @@ pub mod summary;
 use crate::engine::SessionDoc;
 use crate::exec::{self, ExecRequest, ExecResult};
 use crate::outdir::{Intent, OutDir};
-use crate::workbench::{self, Command, Ending, Options, RunRequest, Workbench};
+use crate::workbench::{self, Command, Ending, Options, RunOptions, Workbench};
 use instances::Row;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ pub struct Batch {
     /// unsound ones are marked and not counted.
     pub validate: bool,
     /// The run options every instance gets (its repo, issue, patch and out are the batch's).
-    pub template: RunRequest,
+    pub template: RunOptions,
     /// Name in the predictions file.
     pub model_name: String,
 }
@@ -408,7 +408,7 @@ async fn coverage_runs(
 
 /// `--validate`: the developer's test (from `test_patch`) must fail before the golden patch
 /// and pass after it, for every FAIL_TO_PASS test. `Some(reason)` when it does not.
-async fn validate(req: &RunRequest, row: &Row, work: &Path) -> Result<Option<String>, String> {
+async fn validate(req: &RunOptions, row: &Row, work: &Path) -> Result<Option<String>, String> {
     if row.test_patch.trim().is_empty() || row.fail_to_pass.is_empty() {
         return Ok(Some(
             "the row has no test_patch or FAIL_TO_PASS to validate with".into(),

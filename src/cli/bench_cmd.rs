@@ -4,7 +4,7 @@
 use anyhow::{Context, bail};
 use clap::Args;
 use evootter::bench::{self, Batch, Progress, summary};
-use evootter::workbench::RunRequest;
+use evootter::workbench::RunOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     model_name: Option<String>,
     /// Every run option applies to each instance; --out is the batch's directory.
     #[command(flatten)]
-    request: RunRequest,
+    request: super::run_args::RunArgs,
 }
 
 pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
@@ -58,10 +58,11 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let Some(repos) = a.repos.clone() else {
         bail!("pass --repos DIR, where DIR/OWNER/NAME or DIR/OWNER/NAME.git is each repository");
     };
-    let Some(out) = a.request.out.clone() else {
+    let request = RunOptions::from(a.request.clone());
+    let Some(out) = request.out.clone() else {
         bail!("pass --out DIR for the batch's results");
     };
-    let r = &a.request;
+    let r = &request;
     for (given, flag) in [
         (r.repo.is_some(), "--repo"),
         (r.issue.is_some(), "--issue"),
@@ -90,7 +91,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         out: out.clone(),
         parallel: a.parallel,
         validate: a.validate,
-        template: a.request.clone(),
+        template: request.clone(),
         model_name,
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

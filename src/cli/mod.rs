@@ -6,6 +6,7 @@ mod eval_cmd;
 mod mutants_cmd;
 mod progress;
 mod prompts_cmd;
+mod run_args;
 mod run_cmd;
 mod show_cmd;
 mod tui_cmd;

@@ -2,11 +2,12 @@
 //! display. Everything a run does is the workbench's; this only prints and handles signals.
 
 use super::progress::Progress;
+use super::run_args;
 use anyhow::bail;
 use clap::Args;
 use evootter::engine::SessionDoc;
 use evootter::exec;
-use evootter::workbench::{self, Command, Ending, Options, RunRequest, StartError, Workbench};
+use evootter::workbench::{self, Command, Ending, Options, RunOptions, StartError, Workbench};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,7 +21,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     events: Option<PathBuf>,
     #[command(flatten)]
-    request: RunRequest,
+    request: run_args::RunArgs,
 }
 
 pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
@@ -34,9 +35,10 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // Everything that can be checked is checked before anything is created; then the output
     // directory is claimed (checked, locked) before the first byte is written into it.
+    let request = RunOptions::from(a.request.clone());
     let prepared = match &a.resume {
-        Some(p) => workbench::resume(p, &a.request)?,
-        None => a.request.prepare()?,
+        Some(p) => workbench::resume(p, &request)?,
+        None => request.prepare()?,
     };
     let mut wb = match Workbench::start(prepared, Options::default()).await {
         Ok(wb) => wb,

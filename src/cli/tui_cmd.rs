@@ -9,7 +9,7 @@ use evootter::tui::app::{self, Looks, Outcome, Source};
 use evootter::tui::highlight::Highlighter;
 use evootter::tui::keymap::Keymap;
 use evootter::tui::theme::Theme;
-use evootter::workbench::{self, Ending, Options, RunRequest, StartError, Workbench};
+use evootter::workbench::{self, Ending, Options, RunOptions, StartError, Workbench};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ pub struct TuiArgs {
     #[command(flatten)]
     looks: LookArgs,
     #[command(flatten)]
-    request: RunRequest,
+    request: super::run_args::RunArgs,
 }
 
 #[derive(Args)]
@@ -109,32 +109,32 @@ pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = need_terminal("demo") {
         return Ok(code);
     }
-    let request = RunRequest {
+    let request = RunOptions {
         instance: Some(demo_instance()?),
         out: Some(match a.out {
             Some(o) => o,
             None => default_out("demo")?,
         }),
         force: a.force,
-        ..RunRequest::cli_defaults()
+        ..RunOptions::default()
     };
     live(request.prepare()?, &a.looks).await
 }
 
-pub async fn tui(mut a: TuiArgs) -> anyhow::Result<ExitCode> {
+pub async fn tui(a: TuiArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = need_terminal("tui") {
         return Ok(code);
     }
-    if a.request.out.is_none() && a.request.instance.is_none() {
-        let name = a
-            .request
+    let mut request = RunOptions::from(a.request);
+    if request.out.is_none() && request.instance.is_none() {
+        let name = request
             .repo
             .as_deref()
             .and_then(Path::file_name)
             .map_or("session".into(), |n| n.to_string_lossy().into_owned());
-        a.request.out = Some(default_out(&name)?);
+        request.out = Some(default_out(&name)?);
     }
-    live(a.request.prepare()?, &a.looks).await
+    live(request.prepare()?, &a.looks).await
 }
 
 async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<ExitCode> {
@@ -207,7 +207,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
         app::run(Source::ReadOnly(Arc::new(doc)), looks).await?;
         return Ok(ExitCode::SUCCESS);
     }
-    let prepared = workbench::resume(&path, &RunRequest::default())?;
+    let prepared = workbench::resume(&path, &RunOptions::default())?;
     live(prepared, &a.looks).await
 }
 

@@ -194,6 +194,41 @@ pub struct RunConfig {
     pub keep_going: bool,
 }
 
+/// A run with nothing asked for: what `RunOptions::default()` makes of a repository with
+/// given candidates and focal functions (the tests start from it too, see `testkit`).
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            tests: 8,
+            mutants: 20,
+            selection: SelectionStrategy::Mutation,
+            fitness: FitnessRule::Brt,
+            rescue_tiebreak: true,
+            crossover: CrossoverStrategy::None,
+            check_flaky: true,
+            jobs: 1,
+            timeout_secs: 60.0,
+            seed: 1,
+            python: "python3".into(),
+            pythonpath: vec![".".into()],
+            test_dir: "tests".into(),
+            llm: None,
+            llm_model: None,
+            llm_base_url: None,
+            prompting: Prompting::Single,
+            llm_reasoning: None,
+            llm_retries: None,
+            sandbox: true,
+            docker: None,
+            executor: ExecutorKind::Warm,
+            reach: MutantReach::Reached,
+            operators: Operators::All,
+            pass_env: vec![],
+            keep_going: false,
+        }
+    }
+}
+
 fn table_i() -> Operators {
     Operators::TableI
 }

@@ -478,34 +478,7 @@ pub(crate) mod fixtures {
     use crate::engine::config::*;
 
     pub fn config(selection: SelectionStrategy) -> RunConfig {
-        RunConfig {
-            tests: 4,
-            mutants: 10,
-            selection,
-            fitness: FitnessRule::Brt,
-            rescue_tiebreak: true,
-            crossover: CrossoverStrategy::None,
-            check_flaky: true,
-            jobs: 1,
-            timeout_secs: 5.0,
-            seed: 1,
-            python: "python3".into(),
-            pythonpath: vec![".".into()],
-            test_dir: "tests".into(),
-            llm: None,
-            llm_model: None,
-            llm_base_url: None,
-            prompting: Prompting::Single,
-            llm_reasoning: None,
-            llm_retries: None,
-            sandbox: true,
-            docker: None,
-            executor: Default::default(),
-            reach: Default::default(),
-            operators: Default::default(),
-            pass_env: vec![],
-            keep_going: false,
-        }
+        crate::testkit::config(selection)
     }
 
     /// A `c_old` run of the test with content hash `hash`.

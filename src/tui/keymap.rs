@@ -979,4 +979,30 @@ mod tests {
             "{msg}"
         );
     }
+
+    /// The README lists every key the help lists, by its context and action.
+    #[test]
+    fn the_readme_lists_every_default_key() {
+        let readme = include_str!("../../README.md");
+        for b in defaults().bindings() {
+            let context = format!("**{}**", b.context.name());
+            let line_start = readme
+                .find(&context)
+                .unwrap_or_else(|| panic!("the README has no {context} keys"));
+            let section = &readme[line_start..];
+            let section = &section[..section[2..].find("\n- **").map_or(section.len(), |i| i + 2)];
+            let keys = b
+                .keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let entry = format!("{keys} {}", b.name.replace('_', " "));
+            let flat = section.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flat.contains(&entry),
+                "README, {context}: `{entry}` missing"
+            );
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The workbench: the one way into the engine for every driver. The headless `run` and the
-//! TUI both start one from a [`RunRequest`] (or a saved session), send it [`Command`]s, and
+//! TUI both start one from a [`RunOptions`] (or a saved session), send it [`Command`]s, and
 //! read what it reports: the engine's [`Event`]s as they happen, and snapshots of the session
 //! document after each change, which views draw from without ever locking the engine.
 //!
@@ -12,7 +12,7 @@ pub mod model;
 pub mod request;
 
 pub use request::{
-    Prepared, RequestError, RunRequest, default_jobs, docker_settings, image_for, resume,
+    Prepared, RequestError, RunOptions, default_jobs, docker_settings, image_for, resume,
 };
 
 use crate::engine::{

@@ -69,7 +69,7 @@ pub struct Prepared {
     pub resumed: bool,
 }
 
-impl RunRequest {
+impl RunOptions {
     /// Checks every option and file, then claims the output directory. Nothing is created
     /// before the checks pass.
     pub fn prepare(&self) -> Result<Prepared, RequestError> {
@@ -87,7 +87,7 @@ impl RunRequest {
 /// Reopens a saved session (its directory or its file) to continue it. Of `overrides`, only
 /// `--base-url`, `--llm-retries` and `--jobs` apply: everything that shapes the results stays
 /// as recorded.
-pub fn resume(p: &Path, overrides: &RunRequest) -> Result<Prepared, RequestError> {
+pub fn resume(p: &Path, overrides: &RunOptions) -> Result<Prepared, RequestError> {
     let path = if p.is_dir() {
         p.join(outdir::SESSION_FILE)
     } else {
@@ -112,215 +112,212 @@ pub fn resume(p: &Path, overrides: &RunRequest) -> Result<Prepared, RequestError
     })
 }
 
-/// `Default` is every field's own default; [`RunRequest::cli_defaults`] is what `run` gets
-/// with no flags, which a driver that builds a request itself (`demo`) wants.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct RunRequest {
+/// Every option of a run, as the library takes it: what `run`, `tui`, `demo` and a batch's
+/// rows ask for. Its `Default` is a run with no option given (the command line's `None`s
+/// become these), so the defaults are written here once. The field comments are the command
+/// line's help (cli/run_args.rs).
+#[derive(Debug, Clone)]
+pub struct RunOptions {
     /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
     /// issue, candidates, focal functions and run settings; flags override it.
-    #[arg(long, value_name = "DIR")]
     pub instance: Option<PathBuf>,
     /// With --instance: basebrt (the model localizes and writes the tests; the instance's
     /// recorded script is the model unless --llm names one) | candidates (the instance's own
     /// tests and focal functions). Default: the instance's `start`.
-    #[arg(long)]
     pub start: Option<Start>,
     /// The repository at the buggy commit (c_old). Only read: runs happen in copies.
-    #[arg(long, value_name = "DIR")]
     pub repo: Option<PathBuf>,
     /// The issue description (Markdown or text), shown to the model and kept in the session.
-    #[arg(long, value_name = "FILE")]
     pub issue: Option<PathBuf>,
     /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made. Without
     /// it, the model localizes them (needs --llm).
-    #[arg(long = "focal", value_name = "FILE::QUALNAME")]
     pub focal: Vec<FocalFunction>,
     /// Directory of candidate test modules (*.py): the initial population. Without it, the
     /// model writes the tests (needs --llm).
-    #[arg(long, value_name = "DIR")]
     pub initial_tests: Option<PathBuf>,
     /// n, the population size: the first N candidates in name order, or N tests from the
     /// model. Default 8 (or the instance's).
-    #[arg(long, value_name = "N")]
     pub tests: Option<usize>,
     /// m, the size of the mutant pool; generation g runs about 2m/|tests| of them. Default 20
     /// (or the instance's).
-    #[arg(long, value_name = "M")]
     pub mutants: Option<usize>,
     /// Which mutants each generation samples: reached (only those whose changed lines some
     /// test of the population executes on c_old: every baseline is traced over the focal
     /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
     /// samples).
-    #[arg(long, value_name = "reached|all", default_value = "reached")]
     pub mutant_reach: crate::engine::MutantReach,
     /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
     /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
     /// model chooses; needs --llm).
-    #[arg(long, default_value = "mutation")]
     pub selection: SelectionStrategy,
     /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
     /// and rank last) | paper (kills only, as published).
-    #[arg(long, default_value = "brt")]
     pub fitness: FitnessRule,
     /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
     /// after fitness.
-    #[arg(long)]
     pub no_rescue_tiebreak: bool,
     /// How survivors become the next generation: llm (one batched model call per
     /// generation; the default with --llm) | none (survivors go on unchanged; the default
     /// without a model).
-    #[arg(long)]
     pub crossover: Option<CrossoverStrategy>,
     /// Run each test once on c_old instead of twice (the second run detects flaky logs,
     /// whose kills are then not counted).
-    #[arg(long)]
     pub no_flaky_check: bool,
     /// Run the tests without the sandbox: with network access and write access outside
     /// their working copy. Sealing (every run starts from a pristine copy) and reaping (no
     /// process outlives its run) stay on.
-    #[arg(long)]
     pub no_sandbox: bool,
     /// How pytest starts on this machine: warm (one interpreter per worker, forked for each
     /// execution; the same results, 4-6 times the throughput, more when tests import heavy
     /// libraries) | cold (a fresh `python -m pytest` per execution).
-    #[arg(long, default_value = "warm")]
     pub executor: crate::engine::ExecutorKind,
     /// The alternatives each mutation site gets: all (every operator of its class, constants
     /// 0, 1, -1, n+1, n-1, empty and one-character strings, None for containers) | table-i
     /// (the one or two replacements of the paper's Table I).
-    #[arg(long, default_value = "all")]
     pub operators: crate::engine::Operators,
     /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
     /// from --image).
-    #[arg(long, default_value = "local")]
     pub backend: crate::engine::Backend,
     /// The Docker image the tests run in (with --backend docker); never pulled. In a batch,
     /// `{id}` stands for the instance id, with `__` written `_1776_` as SWE-bench's images
     /// are named (e.g. swebench/sweb.eval.x86_64.{id}); a row's own `image` wins.
-    #[arg(long, value_name = "NAME")]
     pub image: Option<String>,
     /// A Docker host (repeatable: workers are spread over them, and a host that fails moves
     /// its executions to the others). Default: DOCKER_HOST, else the local socket.
-    #[arg(long = "docker-host", value_name = "URL")]
     pub docker_hosts: Vec<String>,
     /// Where the repository goes in the container.
-    #[arg(long, value_name = "DIR", default_value = "/testbed")]
     pub docker_workdir: String,
     /// A shell prefix that activates the image's environment (e.g. `source
     /// /opt/miniconda3/bin/activate && conda activate testbed`).
-    #[arg(long, value_name = "CMD")]
     pub docker_activate: Option<String>,
     /// The interpreter in the image (SWE-bench images: python).
-    #[arg(long, value_name = "NAME", default_value = "python3")]
     pub docker_python: String,
     /// Give the containers network access (off by default).
-    #[arg(long)]
     pub docker_network: bool,
     /// Memory limit of each container, e.g. 2g or 512m.
-    #[arg(long, value_name = "SIZE")]
     pub docker_memory: Option<String>,
     /// CPU limit of each container, in cores (e.g. 1.5).
-    #[arg(long, value_name = "N")]
     pub docker_cpus: Option<f64>,
     /// The interpreter pytest runs with: a venv with the project's dependencies. Default:
     /// python3 from PATH if it has pytest, else a venv evootter manages.
-    #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
     /// A directory, relative to the repository root, put on PYTHONPATH (repeatable).
     /// Default: the root, plus src/ when it exists.
-    #[arg(long = "pythonpath", value_name = "REL")]
     pub pythonpath: Vec<String>,
     /// Where the candidate tests are placed in the repository, relative to its root.
     /// Default: tests/, else test/, else the root.
-    #[arg(long, value_name = "REL")]
     pub test_dir: Option<String>,
     /// How many pytest executions run at once. Default: the number of cores.
-    #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Cap on one execution, in seconds; mutant runs get (c_old time + 1 s) x 10 within it.
     /// Default 60 (or the instance's).
-    #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
     /// Seed of every random choice (mutant sampling, random selection): equal seeds, equal
     /// runs. Default 1 (or the instance's).
-    #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// The fix as a unified diff, used only after the run to check whether the tests are
     /// fail-to-pass; never shown to selection or the model.
-    #[arg(long, value_name = "FILE")]
     pub golden_patch: Option<PathBuf>,
     /// Output directory for session.json, report.json, the final test and final.patch: new,
     /// empty, or holding an earlier session (see --force). Default with --instance:
     /// sessions/NAME.
-    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Replace the session already in --out (the files evootter wrote there; yours stay).
-    #[arg(long)]
     pub force: bool,
     /// The model for the LLM steps: anthropic | openai | scripted:FILE (recorded replies).
     /// With a model, it also breaks fitness ties that rescues cannot (paper III-C).
-    #[arg(long, value_name = "PROVIDER")]
     pub llm: Option<String>,
     /// Model name for --llm. Default: the provider's current default.
-    #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
     /// API base URL for --llm; any OpenAI-compatible server works with --llm openai.
     /// Default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's.
-    #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Reasoning effort for models that take one: low | medium | high (OpenAI
     /// `reasoning_effort`; for Anthropic a thinking budget of 2k/8k/24k tokens), or a number
     /// of thinking tokens. Default: none.
-    #[arg(long, value_name = "EFFORT")]
     pub reasoning: Option<String>,
     /// Retries of a failed model call (429, 5xx, 529, timeouts, unreachable server) before
     /// the run stops with its session saved. Default 5.
-    #[arg(long, value_name = "N")]
     pub llm_retries: Option<u32>,
     /// How the model writes the initial population when no --initial-tests are given:
     /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
     /// masked context).
-    #[arg(long, default_value = "single")]
     pub prompting: Prompting,
     /// Take over the executions of an earlier session of the same repository and tests
     /// (comparing strategies then runs each execution once).
-    #[arg(long, value_name = "SESSION")]
     pub reuse_executions: Option<PathBuf>,
     /// A variable of your environment the tests also get (repeatable). By default they get
     /// only what finds the interpreter (PATH, an active venv or conda env, pyenv's choice,
     /// LD_LIBRARY_PATH) and your language: never your API keys or tokens, since a
     /// model-written test may print its environment into a log the model reads. Kept in
     /// the session by name; the value is read from your environment at every start.
-    #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
     /// Accept an empty issue file (the model and the tests then have no issue to reproduce;
     /// the run says so in its notes).
-    #[arg(long)]
     pub allow_empty_issue: bool,
     /// Go on when every test errors on c_old the same environmental way (a plugin the
     /// repository's pytest configuration asks for is missing, a dependency cannot be
     /// imported); the report says so. Without it the run stops at once, naming the error.
-    #[arg(long)]
     pub keep_going: bool,
 }
 
-impl RunRequest {
-    /// The request `run` makes when given no flag: the command line's defaults (warm
-    /// executor, reach-aware sampling, every operator alternative), not the fields' own.
-    pub fn cli_defaults() -> Self {
-        use clap::{Args, FromArgMatches};
-        let cmd = Self::augment_args(clap::Command::new("evootter"));
-        let matches = cmd
-            .try_get_matches_from(["evootter"])
-            .expect("no flag of `run` is required");
-        Self::from_arg_matches(&matches).expect("the defaults parse")
+impl Default for RunOptions {
+    fn default() -> Self {
+        let base = RunConfig::default();
+        Self {
+            instance: None,
+            start: None,
+            repo: None,
+            issue: None,
+            focal: vec![],
+            initial_tests: None,
+            tests: None,
+            mutants: None,
+            mutant_reach: base.reach,
+            selection: base.selection,
+            fitness: base.fitness,
+            no_rescue_tiebreak: false,
+            crossover: None,
+            no_flaky_check: false,
+            no_sandbox: false,
+            executor: base.executor,
+            operators: base.operators,
+            backend: crate::engine::Backend::Local,
+            image: None,
+            docker_hosts: vec![],
+            docker_workdir: "/testbed".into(),
+            docker_activate: None,
+            docker_python: "python3".into(),
+            docker_network: false,
+            docker_memory: None,
+            docker_cpus: None,
+            python: None,
+            pythonpath: vec![],
+            test_dir: None,
+            jobs: None,
+            timeout: None,
+            seed: None,
+            golden_patch: None,
+            out: None,
+            force: false,
+            llm: None,
+            model: None,
+            base_url: None,
+            reasoning: None,
+            llm_retries: None,
+            prompting: base.prompting,
+            reuse_executions: None,
+            pass_env: vec![],
+            allow_empty_issue: false,
+            keep_going: false,
+        }
     }
 }
 
 /// The few settings that may change between a run and its resumption: where the model is
 /// reached and how hard to try (the fix for an unreachable or flaky endpoint), and how many
 /// executions run at once. Everything that shapes the results stays as the session recorded it.
-fn override_on_resume(doc: &mut SessionDoc, a: &RunRequest) -> Result<(), RequestError> {
+fn override_on_resume(doc: &mut SessionDoc, a: &RunOptions) -> Result<(), RequestError> {
     let cfg = &mut doc.config;
     if let Some(url) = &a.base_url {
         cfg.llm_base_url = Some(url.clone());
@@ -381,7 +378,7 @@ fn check_jobs(jobs: usize) -> Result<usize, RequestError> {
 
 /// The run's inputs, every one checked, and the output directory (checked, not yet created).
 /// Nothing is written before this returns.
-fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
+fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
     let inst = a.instance.as_deref().map(Instance::load).transpose()?;
     let need =
         |flag: &str| invalid!("missing --{flag} (or --instance DIR whose instance.toml gives it)");
@@ -453,22 +450,24 @@ fn new_doc(a: &RunRequest) -> Result<(SessionDoc, PathBuf), RequestError> {
         ));
     }
     let defaults = inst.as_ref().map(|i| i.run.clone()).unwrap_or_default();
-    let n = a.tests.or(defaults.tests).unwrap_or(8);
+    // What neither the command line nor the instance says comes from the one set of defaults.
+    let base = RunConfig::default();
+    let n = a.tests.or(defaults.tests).unwrap_or(base.tests);
     if n == 0 {
         return Err(SetupError::NoTests.into());
     }
-    let mutants = a.mutants.or(defaults.mutants).unwrap_or(20);
+    let mutants = a.mutants.or(defaults.mutants).unwrap_or(base.mutants);
     ensure!(
         mutants >= 1,
         "--mutants must be at least 1: fitness is the number of mutants a test kills"
     );
-    let timeout_secs = a.timeout.or(defaults.timeout).unwrap_or(60.0);
+    let timeout_secs = a.timeout.or(defaults.timeout).unwrap_or(base.timeout_secs);
     ensure!(
         timeout_secs.is_finite() && timeout_secs > 0.0,
         "--timeout must be a positive number of seconds (got {timeout_secs})"
     );
     let jobs = check_jobs(a.jobs.unwrap_or_else(super::default_jobs))?;
-    let seed = a.seed.or(defaults.seed).unwrap_or(1);
+    let seed = a.seed.or(defaults.seed).unwrap_or(base.seed);
     let candidates = match &tests_dir {
         Some(dir) => setup::read_candidates(dir, n)?,
         None => vec![],
@@ -704,7 +703,7 @@ pub fn image_for(template: &str, id: &str) -> String {
 
 /// `--backend docker`'s options, checked: an image, a workdir that is absolute, limits that
 /// parse.
-pub fn docker_settings(a: &RunRequest, id: Option<&str>) -> Result<DockerSettings, RequestError> {
+pub fn docker_settings(a: &RunOptions, id: Option<&str>) -> Result<DockerSettings, RequestError> {
     let template = a.image.as_deref().ok_or_else(|| {
         invalid!(
             "--backend docker needs --image NAME: the image the tests run in (evootter never \

@@ -2,12 +2,9 @@
 //! at once, and what a finished session decided.
 #![allow(dead_code)]
 
-use evootter::exec::{
-    ExecRequest, ExecResult, Executor, FileOverride, LocalConfig, LocalExecutor, Wanted,
-};
+use evootter::exec::{ExecRequest, ExecResult, Executor, LocalConfig, LocalExecutor, Wanted};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A local executor of `jobs` workers on `repo` with `python`, default isolation.
 pub fn executor_with(
@@ -29,20 +26,7 @@ pub fn executor_with(
     .unwrap()
 }
 
-/// A run of one test file, with no mutant.
-pub fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
-    ExecRequest {
-        test: FileOverride {
-            rel_path: rel.into(),
-            content: content.into(),
-        },
-        overrides: vec![],
-        removed: vec![],
-        timeout,
-        trace: vec![],
-        tracer: Default::default(),
-    }
-}
+pub use evootter::testkit::request;
 
 /// Runs every request at once (the executor queues them on its workers), in order.
 pub async fn run_all(exec: Arc<dyn Executor>, requests: &[ExecRequest]) -> Vec<ExecResult> {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod bench_rows;
+pub mod docker;
 pub mod exec;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,260 @@
+//! The command line's side of a run's options: `RunArgs` (clap) becomes the library's
+//! `RunOptions`, whose defaults stand for every flag not given.
+
+use evootter::workbench::RunOptions;
+use std::path::PathBuf;
+
+/// Every option of `run` (and `tui`, `bench`) as the command line takes it; `RunOptions` is
+/// what the library gets. A flag not given is `None` here and the library's default there, so
+/// each default is written once (`RunOptions::default`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunArgs {
+    /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
+    /// issue, candidates, focal functions and run settings; flags override it.
+    #[arg(long, value_name = "DIR")]
+    pub instance: Option<PathBuf>,
+    /// With --instance: basebrt (the model localizes and writes the tests; the instance's
+    /// recorded script is the model unless --llm names one) | candidates (the instance's own
+    /// tests and focal functions). Default: the instance's `start`.
+    #[arg(long)]
+    pub start: Option<evootter::instance::Start>,
+    /// The repository at the buggy commit (c_old). Only read: runs happen in copies.
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// The issue description (Markdown or text), shown to the model and kept in the session.
+    #[arg(long, value_name = "FILE")]
+    pub issue: Option<PathBuf>,
+    /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made. Without
+    /// it, the model localizes them (needs --llm).
+    #[arg(long = "focal", value_name = "FILE::QUALNAME")]
+    pub focal: Vec<evootter::python::FocalFunction>,
+    /// Directory of candidate test modules (*.py): the initial population. Without it, the
+    /// model writes the tests (needs --llm).
+    #[arg(long, value_name = "DIR")]
+    pub initial_tests: Option<PathBuf>,
+    /// n, the population size: the first N candidates in name order, or N tests from the
+    /// model. Default 8 (or the instance's).
+    #[arg(long, value_name = "N")]
+    pub tests: Option<usize>,
+    /// m, the size of the mutant pool; generation g runs about 2m/|tests| of them. Default 20
+    /// (or the instance's).
+    #[arg(long, value_name = "M")]
+    pub mutants: Option<usize>,
+    /// Which mutants each generation samples: reached (only those whose changed lines some
+    /// test of the population executes on c_old: every baseline is traced over the focal
+    /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
+    /// samples).
+    /// Default: reached.
+    #[arg(long, value_name = "reached|all")]
+    pub mutant_reach: Option<evootter::engine::MutantReach>,
+    /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
+    /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
+    /// model chooses; needs --llm).
+    /// Default: mutation.
+    #[arg(long)]
+    pub selection: Option<evootter::engine::SelectionStrategy>,
+    /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
+    /// and rank last) | paper (kills only, as published).
+    /// Default: brt.
+    #[arg(long)]
+    pub fitness: Option<evootter::engine::FitnessRule>,
+    /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
+    /// after fitness.
+    #[arg(long)]
+    pub no_rescue_tiebreak: bool,
+    /// How survivors become the next generation: llm (one batched model call per
+    /// generation; the default with --llm) | none (survivors go on unchanged; the default
+    /// without a model).
+    #[arg(long)]
+    pub crossover: Option<evootter::engine::CrossoverStrategy>,
+    /// Run each test once on c_old instead of twice (the second run detects flaky logs,
+    /// whose kills are then not counted).
+    #[arg(long)]
+    pub no_flaky_check: bool,
+    /// Run the tests without the sandbox: with network access and write access outside
+    /// their working copy. Sealing (every run starts from a pristine copy) and reaping (no
+    /// process outlives its run) stay on.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// How pytest starts on this machine: warm (one interpreter per worker, forked for each
+    /// execution; the same results, 4-6 times the throughput, more when tests import heavy
+    /// libraries) | cold (a fresh `python -m pytest` per execution).
+    /// Default: warm.
+    #[arg(long)]
+    pub executor: Option<evootter::engine::ExecutorKind>,
+    /// The alternatives each mutation site gets: all (every operator of its class, constants
+    /// 0, 1, -1, n+1, n-1, empty and one-character strings, None for containers) | table-i
+    /// (the one or two replacements of the paper's Table I).
+    /// Default: all.
+    #[arg(long)]
+    pub operators: Option<evootter::engine::Operators>,
+    /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
+    /// from --image).
+    /// Default: local.
+    #[arg(long)]
+    pub backend: Option<evootter::engine::Backend>,
+    /// The Docker image the tests run in (with --backend docker); never pulled. In a batch,
+    /// `{id}` stands for the instance id, with `__` written `_1776_` as SWE-bench's images
+    /// are named (e.g. swebench/sweb.eval.x86_64.{id}); a row's own `image` wins.
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+    /// A Docker host (repeatable: workers are spread over them, and a host that fails moves
+    /// its executions to the others). Default: DOCKER_HOST, else the local socket.
+    #[arg(long = "docker-host", value_name = "URL")]
+    pub docker_hosts: Vec<String>,
+    /// Where the repository goes in the container.
+    /// Default: /testbed.
+    #[arg(long, value_name = "DIR")]
+    pub docker_workdir: Option<String>,
+    /// A shell prefix that activates the image's environment (e.g. `source
+    /// /opt/miniconda3/bin/activate && conda activate testbed`).
+    #[arg(long, value_name = "CMD")]
+    pub docker_activate: Option<String>,
+    /// The interpreter in the image (SWE-bench images: python).
+    /// Default: python3.
+    #[arg(long, value_name = "NAME")]
+    pub docker_python: Option<String>,
+    /// Give the containers network access (off by default).
+    #[arg(long)]
+    pub docker_network: bool,
+    /// Memory limit of each container, e.g. 2g or 512m.
+    #[arg(long, value_name = "SIZE")]
+    pub docker_memory: Option<String>,
+    /// CPU limit of each container, in cores (e.g. 1.5).
+    #[arg(long, value_name = "N")]
+    pub docker_cpus: Option<f64>,
+    /// The interpreter pytest runs with: a venv with the project's dependencies. Default:
+    /// python3 from PATH if it has pytest, else a venv evootter manages.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// A directory, relative to the repository root, put on PYTHONPATH (repeatable).
+    /// Default: the root, plus src/ when it exists.
+    #[arg(long = "pythonpath", value_name = "REL")]
+    pub pythonpath: Vec<String>,
+    /// Where the candidate tests are placed in the repository, relative to its root.
+    /// Default: tests/, else test/, else the root.
+    #[arg(long, value_name = "REL")]
+    pub test_dir: Option<String>,
+    /// How many pytest executions run at once. Default: the number of cores.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Cap on one execution, in seconds; mutant runs get (c_old time + 1 s) x 10 within it.
+    /// Default 60 (or the instance's).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seed of every random choice (mutant sampling, random selection): equal seeds, equal
+    /// runs. Default 1 (or the instance's).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// The fix as a unified diff, used only after the run to check whether the tests are
+    /// fail-to-pass; never shown to selection or the model.
+    #[arg(long, value_name = "FILE")]
+    pub golden_patch: Option<PathBuf>,
+    /// Output directory for session.json, report.json, the final test and final.patch: new,
+    /// empty, or holding an earlier session (see --force). Default with --instance:
+    /// sessions/NAME.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace the session already in --out (the files evootter wrote there; yours stay).
+    #[arg(long)]
+    pub force: bool,
+    /// The model for the LLM steps: anthropic | openai | scripted:FILE (recorded replies).
+    /// With a model, it also breaks fitness ties that rescues cannot (paper III-C).
+    #[arg(long, value_name = "PROVIDER")]
+    pub llm: Option<String>,
+    /// Model name for --llm. Default: the provider's current default.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// API base URL for --llm; any OpenAI-compatible server works with --llm openai.
+    /// Default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Reasoning effort for models that take one: low | medium | high (OpenAI
+    /// `reasoning_effort`; for Anthropic a thinking budget of 2k/8k/24k tokens), or a number
+    /// of thinking tokens. Default: none.
+    #[arg(long, value_name = "EFFORT")]
+    pub reasoning: Option<String>,
+    /// Retries of a failed model call (429, 5xx, 529, timeouts, unreachable server) before
+    /// the run stops with its session saved. Default 5.
+    #[arg(long, value_name = "N")]
+    pub llm_retries: Option<u32>,
+    /// How the model writes the initial population when no --initial-tests are given:
+    /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
+    /// masked context).
+    /// Default: single.
+    #[arg(long)]
+    pub prompting: Option<evootter::engine::Prompting>,
+    /// Take over the executions of an earlier session of the same repository and tests
+    /// (comparing strategies then runs each execution once).
+    #[arg(long, value_name = "SESSION")]
+    pub reuse_executions: Option<PathBuf>,
+    /// A variable of your environment the tests also get (repeatable). By default they get
+    /// only what finds the interpreter (PATH, an active venv or conda env, pyenv's choice,
+    /// LD_LIBRARY_PATH) and your language: never your API keys or tokens, since a
+    /// model-written test may print its environment into a log the model reads. Kept in
+    /// the session by name; the value is read from your environment at every start.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
+    /// Accept an empty issue file (the model and the tests then have no issue to reproduce;
+    /// the run says so in its notes).
+    #[arg(long)]
+    pub allow_empty_issue: bool,
+    /// Go on when every test errors on c_old the same environmental way (a plugin the
+    /// repository's pytest configuration asks for is missing, a dependency cannot be
+    /// imported); the report says so. Without it the run stops at once, naming the error.
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+impl From<RunArgs> for RunOptions {
+    fn from(a: RunArgs) -> Self {
+        let d = RunOptions::default();
+        RunOptions {
+            instance: a.instance,
+            start: a.start,
+            repo: a.repo,
+            issue: a.issue,
+            focal: a.focal,
+            initial_tests: a.initial_tests,
+            tests: a.tests,
+            mutants: a.mutants,
+            mutant_reach: a.mutant_reach.unwrap_or(d.mutant_reach),
+            selection: a.selection.unwrap_or(d.selection),
+            fitness: a.fitness.unwrap_or(d.fitness),
+            no_rescue_tiebreak: a.no_rescue_tiebreak,
+            crossover: a.crossover,
+            no_flaky_check: a.no_flaky_check,
+            no_sandbox: a.no_sandbox,
+            executor: a.executor.unwrap_or(d.executor),
+            operators: a.operators.unwrap_or(d.operators),
+            backend: a.backend.unwrap_or(d.backend),
+            image: a.image,
+            docker_hosts: a.docker_hosts,
+            docker_workdir: a.docker_workdir.unwrap_or(d.docker_workdir),
+            docker_activate: a.docker_activate,
+            docker_python: a.docker_python.unwrap_or(d.docker_python),
+            docker_network: a.docker_network,
+            docker_memory: a.docker_memory,
+            docker_cpus: a.docker_cpus,
+            python: a.python,
+            pythonpath: a.pythonpath,
+            test_dir: a.test_dir,
+            jobs: a.jobs,
+            timeout: a.timeout,
+            seed: a.seed,
+            golden_patch: a.golden_patch,
+            out: a.out,
+            force: a.force,
+            llm: a.llm,
+            model: a.model,
+            base_url: a.base_url,
+            reasoning: a.reasoning,
+            llm_retries: a.llm_retries,
+            prompting: a.prompting.unwrap_or(d.prompting),
+            reuse_executions: a.reuse_executions,
+            pass_env: a.pass_env,
+            allow_empty_issue: a.allow_empty_issue,
+            keep_going: a.keep_going,
+        }
+    }
+}
