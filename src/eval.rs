@@ -2,11 +2,27 @@
 //! (the patched content of every file it touches), so any executor can run `c_old + patch`
 //! in its own isolated copy; the user's repository is never patched.
 
-use crate::engine::session::F2p;
-use crate::exec::{ExecRequest, Executor, FileOverride};
+use crate::exec::{ExecRequest, Executor, FileOverride, Outcome};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+
+/// Fail-to-pass status of a test against a golden patch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct F2p {
+    pub old: Outcome,
+    pub new: Outcome,
+    pub f2p: bool,
+}
+
+impl F2p {
+    /// F2P: fails or errors on `c_old`, passes on `c_old` + golden patch.
+    pub fn from_outcomes(old: Outcome, new: Outcome) -> Self {
+        let f2p = old != Outcome::Passed && new == Outcome::Passed;
+        Self { old, new, f2p }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {

@@ -3,6 +3,7 @@
 //! selection over a session document; the binary's commands are thin layers over it.
 
 pub mod bench;
+pub mod clock;
 pub mod engine;
 pub mod eval;
 pub mod exec;

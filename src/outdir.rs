@@ -210,7 +210,7 @@ impl OutDir {
         let me = format!(
             "pid {}, started {}: {}",
             std::process::id(),
-            crate::engine::session::now_unix(),
+            crate::clock::now_unix(),
             std::env::args().collect::<Vec<_>>().join(" ")
         );
         let _ = lock.set_len(0);

@@ -71,7 +71,7 @@ fn default_out(name: &str) -> anyhow::Result<PathBuf> {
     let Some(root) = workbench::request::default_sessions_dir() else {
         bail!("this platform has no data directory; pass --out DIR");
     };
-    Ok(root.join(format!("{name}-{}", evootter::engine::session::now_unix())))
+    Ok(root.join(format!("{name}-{}", evootter::clock::now_unix())))
 }
 
 /// The demo instance: `examples/envconf_errors`, from the current directory or the source tree.

@@ -165,7 +165,7 @@ impl Engine {
         }
         let peers = self.doc.generations[g].tests.clone();
         let per_test =
-            self.doc.config.baseline_targets().len() + self.doc.generations[g].mutants.len();
+            Target::baselines(&self.doc.config).len() + self.doc.generations[g].mutants.len();
         self.execute(g, std::slice::from_ref(&id), &peers, per_test)
             .await?;
         let gen_ = self.doc.generations[g].clone();

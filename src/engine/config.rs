@@ -306,16 +306,6 @@ fn yes() -> bool {
 }
 
 impl RunConfig {
-    /// The `c_old` runs every test gets before its mutant runs.
-    pub fn baseline_targets(&self) -> Vec<super::session::Target> {
-        use super::session::Target;
-        if self.check_flaky {
-            vec![Target::Old, Target::OldRepeat]
-        } else {
-            vec![Target::Old]
-        }
-    }
-
     /// Timeout for a mutant execution of a test whose `c_old` run took `baseline_secs`:
     /// `(baseline + 1 s) x 10`, capped by `--timeout`. A mutant that makes a test loop forever
     /// is a kill, and waiting the full cap for it would dominate the run.

@@ -394,7 +394,7 @@ impl Engine {
 
     /// Every target a test of a generation runs against: the baselines, then the mutants.
     fn targets(&self, mutants: &[MutantId]) -> Vec<Target> {
-        let mut v = self.doc.config.baseline_targets();
+        let mut v = Target::baselines(&self.doc.config);
         v.extend(mutants.iter().cloned().map(Target::Mutant));
         v
     }
@@ -546,7 +546,7 @@ impl Engine {
 
         // Baselines first: mutant timeouts are derived from them. The repeat runs after the
         // first run, so a test already known to hang is not waited for twice at the full cap.
-        for target in self.doc.config.baseline_targets() {
+        for target in Target::baselines(&self.doc.config) {
             let mut baselines = Vec::new();
             for t in tests {
                 if self.has_run(t, &target) {
@@ -588,10 +588,7 @@ impl Engine {
             let timeout = if self.hangs_on_old(t) {
                 self.hang_bound(peers)
             } else {
-                let base = self
-                    .doc
-                    .config
-                    .baseline_targets()
+                let base = Target::baselines(&self.doc.config)
                     .iter()
                     .filter_map(|tg| self.doc.execution(t, tg))
                     .map(|e| e.duration_ms as f64 / 1000.0)

@@ -10,36 +10,13 @@
 //! or whose trace holds no line of any focal file (it runs the code in a subprocess, say)
 //! counts as reaching everything: reach only ever removes mutants it knows to be unreachable.
 
+pub use super::session::{Lines, ReachCounts};
 use super::session::{MutantId, SessionDoc, Target, TestId};
 use crate::mutate::{Mutant, MutantKind};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most mutants a reach-aware pool holds: every one the focal functions yield, up to this.
 pub const POOL_CAP: usize = 5000;
-
-/// The lines of each focal file one run executed.
-pub type Lines = BTreeMap<String, Vec<u32>>;
-
-/// The pool split by reach, per kind, for one population.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReachCounts {
-    pub reached: BTreeMap<MutantKind, usize>,
-    pub unreached: BTreeMap<MutantKind, usize>,
-    /// Tests of the population whose reach is unknown (they count as reaching everything).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unknown: Vec<TestId>,
-}
-
-impl ReachCounts {
-    pub fn reached_total(&self) -> usize {
-        self.reached.values().sum()
-    }
-
-    pub fn unreached_total(&self) -> usize {
-        self.unreached.values().sum()
-    }
-}
 
 /// The lines a mutant changes, in its file: the replaced range's lines, or for a statement
 /// inserted at the top of a function (force failure) the function's body, which runs exactly

@@ -4,7 +4,7 @@
 
 use super::config::{CutRule, RunConfig};
 use crate::exec::{FailureKind, Outcome, TestCounts};
-use crate::mutate::MutantPool;
+use crate::mutate::{MutantKind, MutantPool};
 use crate::python::FocalFunction;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -126,6 +126,29 @@ pub struct Candidate {
     pub origin: Origin,
 }
 
+/// The lines of each focal file one run executed.
+pub type Lines = BTreeMap<String, Vec<u32>>;
+
+/// The pool split by reach, per kind, for one population.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReachCounts {
+    pub reached: BTreeMap<MutantKind, usize>,
+    pub unreached: BTreeMap<MutantKind, usize>,
+    /// Tests of the population whose reach is unknown (they count as reaching everything).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<TestId>,
+}
+
+impl ReachCounts {
+    pub fn reached_total(&self) -> usize {
+        self.reached.values().sum()
+    }
+
+    pub fn unreached_total(&self) -> usize {
+        self.unreached.values().sum()
+    }
+}
+
 /// What an execution ran the test against.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -141,6 +164,16 @@ pub enum Target {
 }
 
 impl Target {
+    /// The `c_old` runs every test gets before its mutant runs: one, or two when flakiness
+    /// is checked.
+    pub fn baselines(config: &RunConfig) -> Vec<Target> {
+        if config.check_flaky {
+            vec![Target::Old, Target::OldRepeat]
+        } else {
+            vec![Target::Old]
+        }
+    }
+
     pub fn key_part(&self) -> String {
         match self {
             Target::Old => "old".into(),
@@ -192,7 +225,7 @@ pub struct Execution {
     pub denied: Vec<String>,
     /// The lines of the focal files a traced `c_old` run executed (reach-aware sampling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lines: Option<super::reach::Lines>,
+    pub lines: Option<Lines>,
 }
 
 /// A test's standing in one generation's kill matrix row.
@@ -250,7 +283,7 @@ pub struct Generation {
     /// With reach-aware sampling: how the pool split into mutants this population reaches
     /// on `c_old` and mutants it cannot, by kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reach: Option<super::reach::ReachCounts>,
+    pub reach: Option<ReachCounts>,
 }
 
 /// Where the state machine stands. Each variant is the step that runs next.
@@ -293,21 +326,7 @@ impl std::fmt::Display for Phase {
     }
 }
 
-/// Fail-to-pass status of a test against a golden patch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct F2p {
-    pub old: Outcome,
-    pub new: Outcome,
-    pub f2p: bool,
-}
-
-impl F2p {
-    /// F2P: fails or errors on `c_old`, passes on `c_old` + golden patch.
-    pub fn from_outcomes(old: Outcome, new: Outcome) -> Self {
-        let f2p = old != Outcome::Passed && new == Outcome::Passed;
-        Self { old, new, f2p }
-    }
-}
+pub use crate::eval::F2p;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
@@ -386,12 +405,7 @@ pub enum SessionError {
     },
 }
 
-pub fn now_unix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+pub use crate::clock::now_unix;
 
 impl SessionDoc {
     /// Store `text` in the log table and return its id.

@@ -4,9 +4,8 @@
 //! answers with [`Effect`]s, which only the app carries out. Both are serde types: the
 //! snake_case name of a key's action is its name in a keymap file and in a recorded replay.
 
-use crate::engine::kill::Cell;
+pub use super::state::Rerun;
 use crate::engine::{Event, MutantId, SessionDoc, TestId};
-use crate::exec::Outcome;
 use crate::workbench::Command;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -237,16 +236,6 @@ impl Action {
                 | Action::No
         )
     }
-}
-
-/// What a traced re-run of a pair showed: its outcomes and verdict, and which lines of the
-/// mutated file ran on `c_old` and on the mutant (`None`: the executor cannot trace).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rerun {
-    pub old: Outcome,
-    pub mutant: Outcome,
-    pub cell: Cell,
-    pub lines: Option<(Vec<u32>, Vec<u32>)>,
 }
 
 /// What the app must do after an update; its results come back as actions.

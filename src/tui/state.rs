@@ -2,10 +2,10 @@
 //! cell, the selection, the gate). Only the reducer (`update`) changes it; drawing reads it.
 //! No terminal and no engine here.
 
-use super::action::Rerun;
 use super::diff::LogDiff;
 use crate::engine::kill::{self, Cell};
 use crate::engine::{MutantId, Phase, SessionDoc, Target, TestId};
+use crate::exec::Outcome;
 use crate::mutate::MutantKind;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -536,6 +536,16 @@ pub struct Search {
     pub current: usize,
     /// Submitted on a text pane whose hits the next frame measures: jump to the first then.
     pub jump_pending: bool,
+}
+
+/// What a traced re-run of a pair showed: its outcomes and verdict, and which lines of the
+/// mutated file ran on `c_old` and on the mutant (`None`: the executor cannot trace).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rerun {
+    pub old: Outcome,
+    pub mutant: Outcome,
+    pub cell: Cell,
+    pub lines: Option<(Vec<u32>, Vec<u32>)>,
 }
 
 /// A traced re-run of a pair: running (`None`), or what it showed.
