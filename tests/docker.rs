@@ -278,7 +278,8 @@ async fn hang_case(d: &DockerExecutor, warm: bool) {
     let took = started.elapsed();
     assert_eq!(r.outcome, Outcome::Timeout);
     assert!(
-        r.raw_log.contains(evootter::exec::local::TIMEOUT_MARKER),
+        r.raw_log
+            .contains(evootter::exec::pytest_run::TIMEOUT_MARKER),
         "{}",
         r.raw_log
     );

@@ -27,6 +27,7 @@ mod resume;
 mod reuse;
 mod sealed;
 mod show;
+mod structure;
 mod timeout;
 mod tui_tmux;
 mod unprivileged;

@@ -6,7 +6,7 @@
 use crate::common;
 use common::exec::{decisions, executor_with, request, run_all};
 use common::*;
-use evootter::exec::warm::tail;
+use evootter::exec::zygote::tail;
 use evootter::exec::{ExecRequest, ExecResult, Executor, FileOverride, LocalExecutor, Outcome};
 use evootter::instance::Instance;
 use evootter::testkit;

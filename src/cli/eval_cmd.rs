@@ -137,6 +137,6 @@ pub async fn run(a: EvalArgs) -> anyhow::Result<ExitCode> {
     Ok(if f2p.f2p {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(super::EXIT_NOT_F2P)
+        ExitCode::from(super::exit::EXIT_NOT_F2P)
     })
 }

@@ -3,6 +3,7 @@
 
 mod bench_cmd;
 mod eval_cmd;
+mod exit;
 mod mutants_cmd;
 mod progress;
 mod prompts_cmd;
@@ -12,6 +13,7 @@ mod show_cmd;
 mod tui_cmd;
 
 use clap::{Parser, Subcommand};
+use exit::error_text;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -28,7 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Evolve a population of candidate tests down to one bug reproduction test.
-    Run(Box<run_cmd::RunArgs>),
+    Run(Box<run_cmd::RunCmdArgs>),
     /// List the rule-based mutants of the focal functions (paper Table I).
     Mutants(mutants_cmd::MutantsArgs),
     /// Check whether a test is fail-to-pass against a golden patch.
@@ -48,11 +50,6 @@ enum Command {
     /// without one, a list of saved sessions.
     Open(tui_cmd::OpenArgs),
 }
-
-/// Exit code for "the command worked and the answer is no" (eval: not F2P).
-pub const EXIT_NOT_F2P: u8 = 3;
-/// Exit code after Ctrl-C or SIGTERM (the session is saved).
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -98,16 +95,15 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// An error and its causes, each said once: many messages already end with their cause
-/// (`cannot read X: No such file or directory`), and printing the chain again would repeat it.
-pub(crate) fn error_text(e: &anyhow::Error) -> String {
-    let mut text = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !text.contains(&c) {
-            text.push_str(": ");
-            text.push_str(&c);
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap checks a command line's definition only when it is parsed (in debug builds): a
+    /// clash between two commands' arguments would otherwise surface as a panic at run time.
+    #[test]
+    fn every_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
     }
-    text
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args)]
-pub struct RunArgs {
+pub struct RunCmdArgs {
     /// Resume a saved session (its directory or its session.json). Only --base-url,
     /// --llm-retries and --jobs may change on resume; other flags are ignored.
     #[arg(long, value_name = "SESSION")]
@@ -24,7 +24,7 @@ pub struct RunArgs {
     request: run_args::RunArgs,
 }
 
-pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
     if let Some(events) = &a.events {
         let parent = events.parent().filter(|p| !p.as_os_str().is_empty());
         anyhow::ensure!(
@@ -44,7 +44,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         Ok(wb) => wb,
         Err(StartError::Model { error, session }) => bail!(
             "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
-            super::error_text(&error.into()),
+            super::exit::error_text(&error.into()),
             session.display()
         ),
         Err(e) => return Err(e.into()),
@@ -77,7 +77,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!(
                 "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {session}"
             );
-            Ok(ExitCode::from(super::EXIT_INTERRUPTED))
+            Ok(ExitCode::from(super::exit::EXIT_INTERRUPTED))
         }
         Ending::Failed { error } if error.resumable() => bail!(
             "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"

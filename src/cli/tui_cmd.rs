@@ -1,7 +1,7 @@
 //! `evootter demo`, `evootter tui` and `evootter open`: the workbench TUI on the bundled demo,
 //! on a new session, or on a saved one (read-only when it is finished or from elsewhere).
 
-use super::error_text;
+use super::exit::error_text;
 use anyhow::bail;
 use clap::Args;
 use evootter::engine::{Phase, SessionDoc, setup};

@@ -130,7 +130,7 @@ pub fn repo_files(repo: &Path) -> std::io::Result<Vec<String>> {
         for e in std::fs::read_dir(&dir)? {
             let e = e?;
             let name = e.file_name().to_string_lossy().into_owned();
-            if !crate::exec::local::is_copied(&name) {
+            if !crate::exec::copying::is_copied(&name) {
                 continue;
             }
             let kind = e.file_type()?;

@@ -6,7 +6,7 @@
 use crate::exec::junit::{JunitReport, reconcile_exit_code, refine_with_log};
 use crate::exec::normalize::normalize_log;
 use crate::exec::types::{ExecResult, Outcome, TestCounts};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -213,16 +213,19 @@ pub fn environment(
     env
 }
 
-/// The Python one-liner that prints the interpreter's version and user base, one a line.
-pub const FACTS_SCRIPT: &str =
-    "import site, sys; print(sys.version.split()[0]); print(site.getuserbase())";
+/// What one execution is given: files placed (rel path -> content) and files removed.
+#[derive(Debug, Default)]
+pub struct Staged {
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub removed: BTreeSet<String>,
+}
 
-/// The interpreter's version and user base from `FACTS_SCRIPT`'s output, if it printed them.
-pub fn parse_facts(stdout: &str) -> Option<(String, Option<String>)> {
-    let mut lines = stdout.lines().map(str::trim);
-    let version = lines.next().filter(|v| !v.is_empty())?.to_owned();
-    let user_base = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
-    Some((version, user_base))
+impl Staged {
+    /// Is `rel` a directory on the way to a staged file?
+    pub fn leads_to_staged(&self, rel: &str) -> bool {
+        let prefix = format!("{rel}/");
+        self.files.keys().any(|f| f.starts_with(&prefix))
+    }
 }
 
 /// Keeps at most `MAX_LOG_BYTES` of a log, counting what it drops.
@@ -483,9 +486,9 @@ pub fn checked_rel_path(rel: &str) -> Result<String, crate::exec::ExecError> {
 /// and the files it removes, all checked to stay inside the copy.
 pub fn staged_files(
     req: &crate::exec::ExecRequest,
-) -> Result<(String, crate::exec::seal::Staged, Vec<String>), crate::exec::ExecError> {
+) -> Result<(String, Staged, Vec<String>), crate::exec::ExecError> {
     let test_rel = checked_rel_path(&req.test.rel_path)?;
-    let mut staged = crate::exec::seal::Staged::default();
+    let mut staged = Staged::default();
     staged
         .files
         .insert(test_rel.clone(), req.test.content.clone().into_bytes());

@@ -2,7 +2,8 @@
 //! from PATH, else a venv evootter manages in its cache directory (created once with
 //! `python3 -m venv` and `pip install pytest`, reused afterwards).
 
-use crate::exec::types::ExecError;
+use super::interpreter::{self, last_line as tail};
+use super::types::ExecError;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -181,37 +182,25 @@ enum Probe {
     NoPytest { version: String, detail: String },
 }
 
-/// Asks the interpreter for its version, then for pytest's: the version line comes first so a
+/// Asks the interpreter for its version, then for pytest's: the version comes first so a
 /// missing pytest still tells which Python it was.
 fn probe(python: &Path) -> Result<Probe, ExecError> {
-    const SCRIPT: &str = "import sys\nprint('%d.%d.%d' % sys.version_info[:3], flush=True)\nimport pytest\nprint(pytest.__version__)\n";
-    let out = Command::new(python)
-        .args(["-c", SCRIPT])
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|source| ExecError::Spawn {
-            python: python.display().to_string(),
-            source,
-        })?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut lines = stdout.lines();
-    let version = lines.next().unwrap_or("").trim().to_owned();
-    if version.is_empty() || !version.starts_with("3.") {
+    let asked = interpreter::ask(python, true)?;
+    let Some(facts) = asked.facts.filter(|f| f.version.starts_with("3.")) else {
         return Err(ExecError::Other(format!(
             "`{}` is not a working Python 3 interpreter ({}). Pass --python with one that has pytest installed",
             python.display(),
-            tail(&String::from_utf8_lossy(&out.stderr))
+            tail(&asked.stderr)
         )));
-    }
-    match lines.next().map(str::trim) {
-        Some(pytest) if out.status.success() && !pytest.is_empty() => Ok(Probe::Ready {
-            version,
-            pytest: pytest.to_owned(),
+    };
+    match facts.pytest {
+        Some(pytest) if asked.success => Ok(Probe::Ready {
+            version: facts.version,
+            pytest,
         }),
         _ => Ok(Probe::NoPytest {
-            version,
-            detail: tail(&String::from_utf8_lossy(&out.stderr)),
+            version: facts.version,
+            detail: tail(&asked.stderr),
         }),
     }
 }
@@ -239,17 +228,6 @@ fn locate(program: &Path, path_var: Option<&OsString>) -> Option<PathBuf> {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The last line of a tool's complaint is usually the one that says what went wrong.
-fn tail(stderr: &str) -> String {
-    stderr
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no error output")
-        .trim()
-        .to_owned()
 }
 
 /// Python's own verdict on sources: `(label, source)` pairs in, one line per source that does

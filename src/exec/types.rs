@@ -1,6 +1,5 @@
-//! What an execution is asked to do and what it reports. Every executor (local worker copies
-//! now, Docker and the warm forking executor later) speaks these types, so the engine never
-//! knows where pytest ran.
+//! What an execution is asked to do and what it reports. Every executor (local cold, local
+//! warm, Docker, scripted) speaks these types, so the engine never knows where pytest ran.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -163,8 +162,10 @@ pub enum ExecError {
         #[source]
         source: std::io::Error,
     },
+    /// A backend's own failure (the Docker daemon, its images, its containers), said in the
+    /// backend's words; the shared parts never need to know which backend it was.
     #[error(transparent)]
-    Docker(#[from] crate::exec::docker::DockerError),
+    Backend(Box<dyn std::error::Error + Send + Sync>),
     #[error("{0}")]
     Other(String),
 }

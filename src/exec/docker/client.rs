@@ -2,7 +2,8 @@
 //! in a container with its output streamed, uploading tar archives, removing containers,
 //! and doing that from a thread of its own where the caller cannot await.
 
-use super::DockerError;
+use super::config::DockerError;
+use crate::exec::process::lock;
 use bollard::Docker;
 use bollard::exec::StartExecResults;
 use bollard::models::ExecConfig;
@@ -12,6 +13,7 @@ use bollard::query_parameters::{
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::io::AsyncWriteExt;
 
@@ -255,4 +257,18 @@ pub(super) async fn remove_container(docker: &Docker, id: &str) -> Result<(), St
         .await
         .map_err(|_| StepError::timed_out())??;
     Ok(())
+}
+
+/// One Docker daemon and whether it still answers.
+pub(super) struct Host {
+    pub(super) name: String,
+    pub(super) docker: Docker,
+    /// Why it was given up, once it failed mid-run.
+    pub(super) down: Mutex<Option<String>>,
+}
+
+impl Host {
+    pub(super) fn is_down(&self) -> bool {
+        lock(&self.down).is_some()
+    }
 }

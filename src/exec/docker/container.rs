@@ -1,14 +1,18 @@
 //! A worker's container: how it is created (pid 1, labels, limits, no network), filled with
 //! the repository and recorded, so every run in it starts from the same copy.
 
+use super::client::{Host, exec, on_own_runtime};
 use super::client::{STEP_TIMEOUT, StepError, helper, quote, remove_container, unix_now, upload};
+use super::config::{DockerConfig, DockerError, SCRATCH};
 use super::rescan::{self, FIND_FORMAT, Listing};
 use super::zygote::ContainerZygote;
-use super::{DockerConfig, DockerError, Host, LIVE, SCRATCH, lock};
+use crate::exec::process::lock;
 use bollard::Docker;
 use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType};
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::{LazyLock, Mutex};
 
 /// pid 1 of every worker: `sleep`, with SIGCHLD ignored so that the kernel reaps the orphans it
 /// inherits (no zombie outlives a run), falling back to a plain sleep where `env` cannot.
@@ -210,5 +214,25 @@ impl From<StepError> for Prepare {
 impl From<bollard::errors::Error> for Prepare {
     fn from(e: bollard::errors::Error) -> Self {
         Self::Step(e.into())
+    }
+}
+
+/// Every container of every executor in this process (container id -> executor id, host), so
+/// Ctrl-C can end their runs and a dropped executor remove its own.
+pub(super) static LIVE: LazyLock<Mutex<BTreeMap<String, (u64, String)>>> =
+    LazyLock::new(Default::default);
+
+/// Ends every run in every container of this process (the Docker side of
+/// `exec::kill_all_running`): their processes are killed, the runs return and put their
+/// copies back; the containers go when their executors are dropped or shut down.
+pub fn kill_all_running() {
+    let live: Vec<(String, String)> = lock(&LIVE)
+        .iter()
+        .map(|(id, (_, host))| (host.clone(), id.clone()))
+        .collect();
+    if !live.is_empty() {
+        on_own_runtime(live, |docker, id| async move {
+            let _ = exec(&docker, &id, "sh", KILL_ALL, vec![], None, &mut |_| {}).await;
+        });
     }
 }

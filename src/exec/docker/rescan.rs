@@ -9,7 +9,7 @@
 //! for every file whose status changed during the run, so no file is read across the API
 //! unless it is put back.
 
-use crate::exec::seal::Staged;
+use crate::exec::pytest_run::Staged;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

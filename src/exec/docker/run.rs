@@ -3,16 +3,19 @@
 //! report and the trace, kill what the test left, and put the copy back.
 
 use super::client::{StepError, exec, helper, quote, remove_container};
+use super::config::{DockerError, MAX_REPLACEMENTS_PER_WORKER, SCRATCH};
+use super::container::LIVE;
 use super::container::{KILL_ALL, WorkerState};
 use super::rescan::{self, FIND_FORMAT, Listing, Run};
 use super::tarball::Tarball;
+use super::workers::DockerExecutor;
 use super::zygote::{self, ContainerZygote, StartError};
-use super::{DockerError, DockerExecutor, LIVE, lock};
 use crate::exec::junit::{JunitReport, parse_junit};
+use crate::exec::process::lock;
+use crate::exec::pytest_run::Staged;
 use crate::exec::pytest_run::{self, Finished, LogBuffer};
-use crate::exec::seal::Staged;
 use crate::exec::types::{ExecError, ExecRequest, ExecResult};
-use crate::exec::warm;
+use crate::exec::zygote::{ANSWER_GRACE, Ending};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -132,7 +135,7 @@ impl DockerExecutor {
 
         // The image is read-only: what the run tried to write there it was refused.
         let copy = std::path::Path::new(&self.cfg.workdir);
-        let scratch = std::path::Path::new(super::SCRATCH);
+        let scratch = std::path::Path::new(SCRATCH);
         let denied = crate::exec::sandbox::refused_writes(&raw_log, &[copy, scratch])
             .map(|paths| {
                 vec![format!(
@@ -266,11 +269,11 @@ impl DockerExecutor {
     ) -> Result<Ran, RunError> {
         let host = self.workers[idx].host;
         let request = self.warm_request(&state.recorded, req, p);
-        let kills = crate::exec::kills();
+        let kills = crate::exec::process::kills();
         let mut first_death = None;
         for attempt in 0..2 {
             if attempt > 0 {
-                if crate::exec::kills() != kills {
+                if crate::exec::process::kills() != kills {
                     return Err(RunError::Exec(ExecError::Other(
                         "the run was ended (Ctrl-C)".into(),
                     )));
@@ -287,15 +290,15 @@ impl DockerExecutor {
             let started = Instant::now();
             let mut log = LogBuffer::default();
             match z
-                .request(&request, &p.tar, req.timeout + warm::ANSWER_GRACE, &mut log)
+                .request(&request, &p.tar, req.timeout + ANSWER_GRACE, &mut log)
                 .await
             {
                 Ok(answer) => {
                     let duration = started.elapsed();
                     let end = match answer.ending() {
-                        warm::Ending::Exited(code) => End::Exited(Some(code)),
-                        warm::Ending::Signaled(_) => End::Exited(None),
-                        warm::Ending::TimedOut => End::TimedOut,
+                        Ending::Exited(code) => End::Exited(Some(code)),
+                        Ending::Signaled(_) => End::Exited(None),
+                        Ending::TimedOut => End::TimedOut,
                     };
                     return Ok(Ran {
                         end,
@@ -562,7 +565,7 @@ impl DockerExecutor {
         // A container that keeps failing is not replaced forever: past a bound the run stops
         // and says so (its session is saved), instead of standing still.
         let n = self.replaced.fetch_add(1, Ordering::Relaxed) + 1;
-        let bound = super::MAX_REPLACEMENTS_PER_WORKER * self.workers.len() as u64;
+        let bound = MAX_REPLACEMENTS_PER_WORKER * self.workers.len() as u64;
         if n > bound {
             return Err(RunError::Exec(ExecError::Other(format!(
                 "the containers of image {} were replaced {} times in this run (a test that \

@@ -8,7 +8,7 @@ use super::client::{StepError, helper, next, quote};
 use super::rescan::{self, Listing};
 use crate::exec::pytest_run::LogBuffer;
 use crate::exec::types::ExecError;
-use crate::exec::warm::{self, Answer, Channel, ZYGOTE_SCRIPT};
+use crate::exec::zygote::{Answer, Channel, ZYGOTE_SCRIPT, tail};
 use bollard::Docker;
 use bollard::container::LogOutput;
 use bollard::exec::StartExecResults;
@@ -144,7 +144,7 @@ impl ContainerZygote {
     /// The last lines of the zygote's own stderr, for an error message.
     fn said(&self) -> String {
         let kept = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
-        warm::tail(&String::from_utf8_lossy(&kept))
+        tail(&String::from_utf8_lossy(&kept))
     }
 
     /// One request; `Err` says why the zygote is not to be used again.

@@ -15,24 +15,11 @@
 //! (a directory with a trailing `/`), relative to the repository root, sorted, leaving out what
 //! evootter itself staged or removed for the run unless the test changed it further.
 
+use crate::exec::copying::{copy_entry, remove_path};
+use crate::exec::pytest_run::Staged;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-
-/// What one execution is given: files placed (rel path -> content) and files removed.
-#[derive(Debug, Default)]
-pub struct Staged {
-    pub files: BTreeMap<String, Vec<u8>>,
-    pub removed: BTreeSet<String>,
-}
-
-impl Staged {
-    /// Is `rel` a directory on the way to a staged file?
-    fn leads_to_staged(&self, rel: &str) -> bool {
-        let prefix = format!("{rel}/");
-        self.files.keys().any(|f| f.starts_with(&prefix))
-    }
-}
 
 fn join(rel: &str, name: &str) -> String {
     if rel.is_empty() {
@@ -374,7 +361,7 @@ impl Rescan {
                 if recorded.is_some() {
                     self.put_back(copy, base, &r);
                 } else {
-                    super::local::remove_path(&path);
+                    remove_path(&path);
                 }
                 continue;
             }
@@ -382,11 +369,11 @@ impl Rescan {
                 None if now.dir && staged.leads_to_staged(&r) => {
                     // Made for staging: keep looking inside, then remove it.
                     self.compare(copy, base, &r, staged, seen, out);
-                    super::local::remove_path(&path);
+                    remove_path(&path);
                 }
                 None => {
                     out.push(format!("created {r}{}", if now.dir { "/" } else { "" }));
-                    super::local::remove_path(&path);
+                    remove_path(&path);
                 }
                 Some(was) if was.dir && now.dir => {
                     seen.insert(r.clone());
@@ -408,8 +395,8 @@ impl Rescan {
     /// Replaces `rel` in the copy with the base's entry and records its new stamps.
     fn put_back(&mut self, copy: &Path, base: &Path, rel: &str) {
         let target = copy.join(rel);
-        super::local::remove_path(&target);
-        if super::local::copy_entry(&base.join(rel), &target).is_ok() {
+        remove_path(&target);
+        if copy_entry(&base.join(rel), &target).is_ok() {
             let prefix = format!("{rel}/");
             self.entries.retain(|k, _| !k.starts_with(&prefix));
             if let Some(st) = stamp(&target) {

@@ -14,230 +14,31 @@
 //! drop, and, when a run was killed before it could, by the next executor that starts.
 
 mod client;
+mod config;
 mod container;
 mod rescan;
 mod run;
 mod tarball;
+mod workers;
 mod zygote;
 
-use crate::exec::pytest_run::{self, RunDirs};
+pub use config::{DEFAULT_HOST, DockerConfig, DockerError};
+pub use container::kill_all_running;
+pub use workers::DockerExecutor;
+
+use crate::exec::interpreter;
+use crate::exec::process::{lock, next_executor_id};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
-use bollard::Docker;
 use client::{
-    PING_TIMEOUT, STEP_TIMEOUT, StepError, connect, exec, on_own_runtime, quote, remove_container,
-    remove_leftovers, this_hostname,
+    Host, PING_TIMEOUT, STEP_TIMEOUT, StepError, connect, exec, on_own_runtime, quote,
+    remove_container, remove_leftovers, this_hostname,
 };
-use container::{KILL_ALL, Recipe, WorkerState};
+use container::LIVE;
 use run::RunError;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 use tarball::Tarball;
-
-/// How many times per worker a run may replace a container before it stops.
-const MAX_REPLACEMENTS_PER_WORKER: u64 = 3;
-
-/// The Docker default when neither `hosts` nor `DOCKER_HOST` names one.
-pub const DEFAULT_HOST: &str = "unix:///var/run/docker.sock";
-
-/// The worker's private scratch directory inside its container; its `run/` is made fresh for
-/// every run (home, temp dir, basetemp, junit report), as the local worker's is.
-const SCRATCH: &str = "/tmp/evootter";
-
-#[derive(Debug, Clone)]
-pub struct DockerConfig {
-    /// The image every worker runs; never pulled.
-    pub image: String,
-    /// Docker hosts (`unix:///path`, `tcp://h:p`, `ssh://user@h`); empty: `DOCKER_HOST`, or
-    /// the default socket.
-    pub hosts: Vec<String>,
-    /// Number of workers (containers), spread round-robin over the hosts.
-    pub jobs: usize,
-    /// Where the repository is placed in each container and pytest runs (`/testbed`).
-    pub workdir: String,
-    /// A shell prefix that activates the image's environment, run with bash before pytest
-    /// (`source /opt/miniconda3/bin/activate && conda activate testbed`).
-    pub activate: Option<String>,
-    /// The interpreter inside the image (`python3`; SWE-bench images use `python`).
-    pub python: String,
-    /// Whether tests reach the network (`false`: network mode `none`).
-    pub network: bool,
-    pub memory_bytes: Option<i64>,
-    pub nano_cpus: Option<i64>,
-    /// Directories relative to the repository root put on PYTHONPATH after the root itself.
-    pub pythonpath: Vec<String>,
-    /// The `c_old` checkout copied into every container; read, never written.
-    pub repo: PathBuf,
-    /// Run each execution in a fork of a warm interpreter inside the container (`zygote`),
-    /// one request over an open stream, instead of a `docker exec` per step.
-    pub warm: bool,
-    /// Variables of evootter's environment the tests also get, by name (`--pass-env`), on
-    /// top of the image's own environment. Nothing else of evootter's reaches a container.
-    pub pass_env: Vec<String>,
-}
-
-impl Default for DockerConfig {
-    fn default() -> Self {
-        Self {
-            image: "evootter-python:bookworm".into(),
-            hosts: vec![],
-            jobs: 1,
-            workdir: "/testbed".into(),
-            activate: None,
-            python: "python3".into(),
-            network: false,
-            memory_bytes: None,
-            nano_cpus: None,
-            pythonpath: vec![],
-            pass_env: vec![],
-            repo: PathBuf::new(),
-            warm: false,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DockerError {
-    #[error(
-        "cannot reach the Docker daemon at {host}: {reason}; start it (dockerd, or systemctl \
-         start docker) or set DOCKER_HOST / --docker-host"
-    )]
-    Unreachable { host: String, reason: String },
-    #[error(
-        "image {image} is not on {host}: load it (docker load -i FILE) or pull it (docker pull \
-         {image}); evootter never pulls"
-    )]
-    MissingImage { image: String, host: String },
-    #[error("could not start a worker container of {image} on {host}: {reason}")]
-    Container {
-        image: String,
-        host: String,
-        reason: String,
-    },
-    #[error(
-        "`{python}` does not run in image {image} on {host} ({output}); pass the image's \
-         interpreter (SWE-bench images use `python`) and, for a conda environment, its \
-         activation prefix"
-    )]
-    Interpreter {
-        python: String,
-        image: String,
-        host: String,
-        output: String,
-    },
-    #[error(
-        "image {image} lacks GNU find, sha256sum or tar ({output}); the Docker backend needs \
-         them to stage files and undo what a test does to its copy: use an image with findutils, \
-         coreutils and tar"
-    )]
-    Tools { image: String, output: String },
-    #[error("docker host {host}: {step} failed: {reason}")]
-    Api {
-        host: String,
-        step: &'static str,
-        reason: String,
-    },
-    #[error(
-        "every Docker host failed, the last one {host} ({reason}); the execution has no result"
-    )]
-    AllHostsDown { host: String, reason: String },
-    #[error("could not pack {path} for upload: {source}")]
-    Pack {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-/// One Docker daemon and whether it still answers.
-struct Host {
-    name: String,
-    docker: Docker,
-    /// Why it was given up, once it failed mid-run.
-    down: Mutex<Option<String>>,
-}
-
-impl Host {
-    fn is_down(&self) -> bool {
-        lock(&self.down).is_some()
-    }
-}
-
-struct Worker {
-    host: usize,
-    /// Held for the whole of a run: one run per container at a time.
-    state: tokio::sync::Mutex<WorkerState>,
-}
-
-pub struct DockerExecutor {
-    id: u64,
-    cfg: DockerConfig,
-    owner: String,
-    hosts: Vec<Host>,
-    workers: Vec<Worker>,
-    free: Mutex<Vec<usize>>,
-    permits: tokio::sync::Semaphore,
-    /// The tar of the repository copy every container starts with.
-    repo_tar: Arc<Vec<u8>>,
-    python_version: String,
-    user_base: Option<String>,
-    notes: Mutex<Vec<String>>,
-    /// Containers replaced so far (a run that died, an interpreter that died twice).
-    replaced: AtomicU64,
-    /// The local copy of the repository that puts copies back (last: the base lives in it).
-    base: PathBuf,
-    _base_dir: tempfile::TempDir,
-}
-
-/// Every container of every executor in this process (container id -> executor id, host), so
-/// Ctrl-C can end their runs and a dropped executor remove its own.
-static LIVE: LazyLock<Mutex<BTreeMap<String, (u64, String)>>> = LazyLock::new(Default::default);
-static NEXT_EXECUTOR_ID: AtomicU64 = AtomicU64::new(1);
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Ends every run in every container of this process (the Docker side of
-/// `exec::kill_all_running`): their processes are killed, the runs return and put their
-/// copies back; the containers go when their executors are dropped or shut down.
-pub fn kill_all_running() {
-    let live: Vec<(String, String)> = lock(&LIVE)
-        .iter()
-        .map(|(id, (_, host))| (host.clone(), id.clone()))
-        .collect();
-    if !live.is_empty() {
-        on_own_runtime(live, |docker, id| async move {
-            let _ = exec(&docker, &id, "sh", KILL_ALL, vec![], None, &mut |_| {}).await;
-        });
-    }
-}
-
-/// A worker held for one run. Handing the index back before the permit is released keeps
-/// "permit available" implying "index in the free list"; a worker whose host failed is not
-/// handed back, and its permit is forgotten.
-struct Lease<'a> {
-    idx: usize,
-    free: &'a Mutex<Vec<usize>>,
-    permit: Option<tokio::sync::SemaphorePermit<'a>>,
-}
-
-impl Lease<'_> {
-    fn retire(mut self) {
-        if let Some(p) = self.permit.take() {
-            p.forget();
-        }
-    }
-}
-
-impl Drop for Lease<'_> {
-    fn drop(&mut self) {
-        if self.permit.is_some() {
-            lock(self.free).push(self.idx);
-        }
-    }
-}
+use workers::Worker;
 
 impl DockerExecutor {
     /// Connects to every host, removes what dead runs left there, checks the image, copies
@@ -258,7 +59,7 @@ impl DockerExecutor {
                 source,
             })?;
         let base = base_dir.path().join("base");
-        crate::exec::local::copy_tree(&repo, &base)?;
+        crate::exec::copying::copy_tree(&repo, &base)?;
         let mut tar = Tarball::new();
         let pack = |source| DockerError::Pack {
             path: base.display().to_string(),
@@ -339,7 +140,7 @@ impl DockerExecutor {
 
         let jobs = cfg.jobs.max(1);
         let mut exec = Self {
-            id: NEXT_EXECUTOR_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_executor_id(),
             owner: format!("{hostname}:{}", std::process::id()),
             cfg,
             hosts,
@@ -402,15 +203,6 @@ impl DockerExecutor {
         Ok(exec)
     }
 
-    fn recipe(&self) -> Recipe {
-        Recipe {
-            cfg: self.cfg.clone(),
-            owner: self.owner.clone(),
-            executor: self.id,
-            repo_tar: self.repo_tar.clone(),
-        }
-    }
-
     /// The interpreter's version and user base, asked in the first container.
     async fn interpreter_facts(&self) -> Result<(String, Option<String>), DockerError> {
         let w = &self.workers[0];
@@ -420,7 +212,7 @@ impl DockerExecutor {
             "exec 2>&1; {}exec {} -c {}",
             self.activation(),
             quote(&self.cfg.python),
-            quote(pytest_run::FACTS_SCRIPT)
+            quote(interpreter::FACTS_SCRIPT)
         );
         let mut out = Vec::new();
         let code = tokio::time::timeout(
@@ -444,38 +236,14 @@ impl DockerExecutor {
             reason: e.0,
         })?;
         let text = String::from_utf8_lossy(&out);
-        match pytest_run::parse_facts(&text) {
-            Some(facts) if code == Some(0) => Ok(facts),
+        match interpreter::parse(&text) {
+            Some(facts) if code == Some(0) => Ok((facts.version, facts.user_base)),
             _ => Err(DockerError::Interpreter {
                 python: self.cfg.python.clone(),
                 image: self.cfg.image.clone(),
                 host: host.name.clone(),
                 output: text.trim().to_owned(),
             }),
-        }
-    }
-
-    /// `source` in an activation prefix needs bash; plain runs need only sh.
-    fn shell(&self) -> &'static str {
-        if self.cfg.activate.is_some() {
-            "bash"
-        } else {
-            "sh"
-        }
-    }
-
-    fn activation(&self) -> String {
-        self.cfg
-            .activate
-            .as_deref()
-            .map(|a| format!("{a} && "))
-            .unwrap_or_default()
-    }
-
-    fn dirs(&self) -> RunDirs {
-        RunDirs {
-            copy: PathBuf::from(&self.cfg.workdir),
-            scratch: PathBuf::from(SCRATCH),
         }
     }
 
@@ -520,70 +288,6 @@ impl DockerExecutor {
         }
     }
 
-    async fn acquire(&self) -> Result<Lease<'_>, ExecError> {
-        loop {
-            let permit = self.permits.acquire().await.map_err(|_| self.closed())?;
-            let idx = lock(&self.free)
-                .pop()
-                .ok_or_else(|| ExecError::Other("no free worker despite a permit".to_owned()))?;
-            let lease = Lease {
-                idx,
-                free: &self.free,
-                permit: Some(permit),
-            };
-            if self.hosts[self.workers[idx].host].is_down() {
-                lease.retire();
-                continue;
-            }
-            return Ok(lease);
-        }
-    }
-
-    /// Why no worker can be had: the executor was shut down, or every host failed.
-    fn closed(&self) -> ExecError {
-        let last = self.hosts.iter().rev().find_map(|h| {
-            lock(&h.down)
-                .as_ref()
-                .map(|why| (h.name.clone(), why.clone()))
-        });
-        match last {
-            Some((host, reason)) if self.hosts.iter().all(Host::is_down) => {
-                DockerError::AllHostsDown { host, reason }.into()
-            }
-            _ => ExecError::Other("the Docker executor is shut down".to_owned()),
-        }
-    }
-
-    /// Gives up on a host that stopped answering: its workers get no more runs, and the
-    /// notes say where its executions went.
-    fn host_failed(&self, host: usize, why: &str) {
-        {
-            let mut down = lock(&self.hosts[host].down);
-            if down.is_some() {
-                return;
-            }
-            *down = Some(why.to_owned());
-        }
-        let up: Vec<&str> = self
-            .hosts
-            .iter()
-            .filter(|h| !h.is_down())
-            .map(|h| h.name.as_str())
-            .collect();
-        let to = if up.is_empty() {
-            "nowhere: no host is left".to_owned()
-        } else {
-            up.join(", ")
-        };
-        lock(&self.notes).push(format!(
-            "docker host {} failed mid-run ({why}); its executions moved to {to}",
-            self.hosts[host].name
-        ));
-        if up.is_empty() {
-            self.permits.close();
-        }
-    }
-
     async fn container_alive(&self, idx: usize) -> bool {
         let w = &self.workers[idx];
         let id = w.state.lock().await.container.clone();
@@ -607,13 +311,6 @@ impl DockerExecutor {
             Err(RunError::Host(_, e)) => Err(e.0),
             Err(RunError::Exec(e)) => Err(e.to_string()),
         }
-    }
-
-    async fn answers(&self, host: usize) -> bool {
-        matches!(
-            tokio::time::timeout(PING_TIMEOUT, self.hosts[host].docker.ping()).await,
-            Ok(Ok(_))
-        )
     }
 }
 

@@ -4,44 +4,25 @@
 //! `--no-sandbox`, sandboxed (no network, writes only into its copy, temp dir and home). The
 //! user's repository is only ever read: it is copied once into a pristine base.
 
+mod cold;
+mod seal;
+#[cfg(test)]
+mod tests;
+mod warm;
+
+use crate::exec::copying::{copy_tree, remove_path, working_copy};
+use crate::exec::interpreter;
 use crate::exec::junit::read_junit;
-use crate::exec::pytest_run::{self, Finished, LogBuffer, RunDirs};
-use crate::exec::sandbox::{self, Protections, RunPaths, Seal, Wanted};
-use crate::exec::seal::{self, Rescan, Staged};
+use crate::exec::process::{RunEnd, lock, next_executor_id};
+use crate::exec::pytest_run::{self, Finished, RunDirs, Staged};
+use crate::exec::sandbox::{Protections, RunPaths, Seal, Wanted};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
-use crate::exec::warm::{self, Zygote};
-use std::collections::HashMap;
-use std::io::Read;
-use std::os::fd::{AsRawFd, OwnedFd};
+use seal::Rescan;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
-
-/// Directory and file names never copied into a worker: version control, caches (a stale
-/// `__pycache__` would shadow a mutant), and environments that can be huge.
-const SKIPPED_NAMES: &[&str] = &[
-    ".git",
-    "__pycache__",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".tox",
-    ".venv",
-    "venv",
-    "node_modules",
-];
-
-/// Whether a directory entry of this name belongs in a working copy.
-pub fn is_copied(name: &str) -> bool {
-    !(SKIPPED_NAMES.contains(&name) || name.ends_with(".pyc") || name.ends_with(".pyo"))
-}
-
-/// How long to wait for the log pipe to close after the process group is dead; only a
-/// process that escaped the group (`setsid`) can hold it longer.
-const LOG_DRAIN_GRACE: Duration = Duration::from_secs(2);
-
-pub use crate::exec::pytest_run::{NOTICE_PREFIX, TIMEOUT_MARKER};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use warm::Zygote;
 
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
@@ -115,48 +96,6 @@ pub struct LocalExecutor {
     _run_root: tempfile::TempDir,
 }
 
-/// The supervisors (W, see `sandbox::child`) of running executions, with the executor that
-/// started each, so a Ctrl-C handler can end them all and a dropped executor its own.
-static RUNNING: LazyLock<Mutex<HashMap<i32, u64>>> = LazyLock::new(Default::default);
-static NEXT_EXECUTOR_ID: AtomicU64 = AtomicU64::new(1);
-
-fn running() -> MutexGuard<'static, HashMap<i32, u64>> {
-    RUNNING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Ends every execution any executor in this process has running. For the Ctrl-C handler:
-/// each supervisor kills its run's processes and exits; the runs then see that and clean up
-/// their copies.
-pub fn kill_all_running() {
-    for &pid in running().keys() {
-        // SAFETY: kill has no memory-safety preconditions; the pid is a child not yet reaped.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-    }
-}
-
-/// The interpreter's version and user base, from one start of it.
-fn interpreter_facts(python: &Path) -> Result<(String, Option<String>), ExecError> {
-    let out = std::process::Command::new(python)
-        .args(["-c", pytest_run::FACTS_SCRIPT])
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|source| ExecError::Spawn {
-            python: python.display().to_string(),
-            source,
-        })?;
-    match pytest_run::parse_facts(&String::from_utf8_lossy(&out.stdout)) {
-        Some(facts) if out.status.success() => Ok(facts),
-        _ => Err(ExecError::Other(format!(
-            "`{}` did not run: {}",
-            python.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))),
-    }
-}
-
 impl LocalExecutor {
     /// Copies `cfg.repo` once into a base under a temporary run root (removed when the
     /// executor is dropped), finds out which protections this kernel gives, and makes `jobs`
@@ -166,7 +105,7 @@ impl LocalExecutor {
             .repo
             .canonicalize()
             .map_err(|source| working_copy(&cfg.repo, source))?;
-        let (python_version, user_base) = interpreter_facts(&cfg.python)?;
+        let facts = interpreter::facts(&cfg.python)?;
 
         let run_root = create_run_root()?;
         // Canonical, because pytest prints real paths and normalization replaces them literally.
@@ -195,7 +134,7 @@ impl LocalExecutor {
         };
         let warm = if cfg.warm {
             let script = root.join("evootter_zygote.py");
-            std::fs::write(&script, crate::exec::warm::ZYGOTE_SCRIPT)
+            std::fs::write(&script, crate::exec::zygote::ZYGOTE_SCRIPT)
                 .map_err(|source| working_copy(&script, source))?;
             Some(script)
         } else {
@@ -232,14 +171,14 @@ impl LocalExecutor {
         }
         Ok(Self {
             base,
-            id: NEXT_EXECUTOR_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_executor_id(),
             workers,
             free: Mutex::new((0..jobs).rev().collect()),
             permits: tokio::sync::Semaphore::new(jobs),
             python: cfg.python,
             pythonpath: cfg.pythonpath,
-            python_version,
-            user_base,
+            python_version: facts.version,
+            user_base: facts.user_base,
             inherited: pytest_run::inherited_env(&cfg.pass_env),
             protections,
             seal,
@@ -317,19 +256,6 @@ impl LocalExecutor {
         }
     }
 
-    /// The environment every run gets, sandboxed or not, so that both give the same logs.
-    fn environment(&self, w: &Worker, traced: &[String], cmd: &mut tokio::process::Command) {
-        cmd.env_clear();
-        cmd.envs(self.inherited.iter().map(|(k, v)| (k, v)));
-        let env = pytest_run::environment(
-            &w.dirs(),
-            &self.pythonpath,
-            self.user_base.as_deref(),
-            traced,
-        );
-        cmd.envs(env);
-    }
-
     async fn run_in(&self, lease: Lease<'_>, req: ExecRequest) -> Result<ExecResult, ExecError> {
         let w = &self.workers[lease.idx];
         let dirs = w.dirs();
@@ -362,9 +288,26 @@ impl LocalExecutor {
             }
             Seal::Rescan => Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?,
         }
+        // The environment every run gets, cold or warm, sandboxed or not, so that all give the
+        // same logs.
+        let env = self.run_env(w, &traced);
+        let args = pytest_run::pytest_args(&dirs, &test_rel, !traced.is_empty());
         let (end, raw_log, duration) = if self.warm.is_some() {
-            self.run_warm(w, &sealed, &test_rel, &traced, req.timeout)
-                .await?
+            let run = warm::Run {
+                slot: &w.zygote,
+                // The zygote is the interpreter and has pytest imported: `-m pytest` goes.
+                args: &args[3..],
+                env: &env,
+                timeout: req.timeout,
+            };
+            let restore = || {
+                if let Some(rescan) = &w.rescan {
+                    lock(rescan).restore(&w.copy, &self.base, &sealed.staged);
+                }
+                Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?;
+                fresh_run_dir(w)
+            };
+            warm::run(run, || self.start_zygote(w), restore).await?
         } else {
             let upper = sealed.layer.as_ref().map(|l| l.join("upper"));
             let work = sealed.layer.as_ref().map(|l| l.join("work"));
@@ -375,8 +318,16 @@ impl LocalExecutor {
                 run_dir: &w.run_dir,
                 removed: &removed,
             });
-            self.run_cold(w, plan, &test_rel, &traced, req.timeout)
-                .await?
+            cold::run(cold::Run {
+                python: &self.python,
+                args,
+                copy: &w.copy,
+                env: &env,
+                plan,
+                timeout: req.timeout,
+                owner: self.id,
+            })
+            .await?
         };
         let status = match end {
             RunEnd::Exited(code) => Some(code),
@@ -415,154 +366,6 @@ impl LocalExecutor {
 }
 
 impl LocalExecutor {
-    /// A fresh `python -m pytest` under its supervisor (`sandbox::child`).
-    async fn run_cold(
-        &self,
-        w: &Worker,
-        plan: sandbox::ChildPlan,
-        test_rel: &str,
-        traced: &[String],
-        timeout: Duration,
-    ) -> Result<(RunEnd, String, Duration), ExecError> {
-        let dirs = w.dirs();
-        let (log_read, log_write) = pipe().map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
-        let log_write2 = log_write
-            .try_clone()
-            .map_err(|e| ExecError::Other(format!("pipe: {e}")))?;
-        let mut cmd = tokio::process::Command::new(&self.python);
-        cmd.args(pytest_run::pytest_args(&dirs, test_rel, !traced.is_empty()))
-            .current_dir(&w.copy)
-            .stdin(Stdio::null())
-            // One pipe behind both streams keeps stdout and stderr in the order written.
-            .stdout(Stdio::from(log_write))
-            .stderr(Stdio::from(log_write2))
-            .process_group(0);
-        self.environment(w, traced, &mut cmd);
-        // SAFETY: `ChildPlan::enter` only makes async-signal-safe system calls on buffers
-        // prepared before the fork.
-        unsafe {
-            cmd.pre_exec(move || plan.enter());
-        }
-
-        let started = Instant::now();
-        let spawned = cmd.spawn();
-        // Our copies of the pipe's write end must close, or the log never reaches EOF.
-        drop(cmd);
-        let mut child = spawned.map_err(|source| ExecError::Spawn {
-            python: self.python.display().to_string(),
-            source,
-        })?;
-        let pid = child.id().map(|pid| pid as i32).unwrap_or(0);
-        let mut supervisor = Supervisor::register(pid, self.id);
-        let reader = LogReader::spawn(log_read);
-
-        let status = match tokio::time::timeout(timeout, child.wait()).await {
-            Ok(status) => Some(status.map_err(|e| ExecError::Other(format!("wait: {e}")))?),
-            Err(_) => {
-                supervisor.terminate();
-                if tokio::time::timeout(SUPERVISOR_GRACE, child.wait())
-                    .await
-                    .is_err()
-                {
-                    supervisor.kill_group();
-                    let _ = child.wait().await;
-                }
-                None
-            }
-        };
-        let duration = started.elapsed();
-        // The supervisor has exited after killing everything of the run.
-        supervisor.reaped();
-        drop(supervisor);
-        let bytes = reader.finish().await;
-        let raw_log = String::from_utf8_lossy(&bytes).into_owned();
-        if status.is_some_and(|s| s.code() == Some(sandbox::SETUP_FAILED_EXIT))
-            && let Some((step, errno)) = sandbox::setup_failure(&raw_log)
-        {
-            return Err(ExecError::Other(format!(
-                "could not isolate the execution ({step}: {}); `--no-sandbox` runs without \
-                 the sandbox",
-                std::io::Error::from_raw_os_error(errno)
-            )));
-        }
-        let end = match status {
-            Some(s) => RunEnd::Exited(s.code()),
-            None => RunEnd::TimedOut,
-        };
-        Ok((end, raw_log, duration))
-    }
-
-    /// A fork of the worker's warm interpreter, started (again) if needed. A zygote that dies
-    /// under a run is replaced and the run retried once on a restored copy; a second death
-    /// is an error, never a result.
-    async fn run_warm(
-        &self,
-        w: &Worker,
-        sealed: &Sealed<'_>,
-        test_rel: &str,
-        traced: &[String],
-        timeout: Duration,
-    ) -> Result<(RunEnd, String, Duration), ExecError> {
-        let dirs = w.dirs();
-        let args: Vec<String> = pytest_run::pytest_args(&dirs, test_rel, !traced.is_empty())
-            .into_iter()
-            .skip(3)
-            .collect();
-        let env = self.run_env(w, traced);
-        let mut slot = InFlight {
-            slot: w.zygote.lock().await,
-            done: false,
-        };
-        let mut first_death = None;
-        let kills = crate::exec::kills();
-        for attempt in 0..2 {
-            if attempt > 0 && crate::exec::kills() != kills {
-                slot.done = true;
-                return Err(ExecError::Other("the run was ended (Ctrl-C)".into()));
-            }
-            if attempt > 0 {
-                // The dead run may have changed the copy: back to what it started from.
-                if let Some(rescan) = &w.rescan {
-                    lock(rescan).restore(&w.copy, &self.base, &sealed.staged);
-                }
-                Rescan::stage(&w.copy, &sealed.staged).map_err(ExecError::Other)?;
-                fresh_run_dir(w)?;
-            }
-            if slot.slot.is_none() {
-                *slot.slot = Some(self.start_zygote(w).await?);
-            }
-            let Some(z) = slot.slot.as_mut() else {
-                unreachable!("just started")
-            };
-            let started = Instant::now();
-            let mut log = LogBuffer::default();
-            match z.run(&args, &env, timeout, &mut log).await {
-                Ok(ending) => {
-                    let duration = started.elapsed();
-                    slot.done = true;
-                    let raw = String::from_utf8_lossy(&log.finish()).into_owned();
-                    let end = match ending {
-                        warm::Ending::Exited(code) => RunEnd::Exited(Some(code)),
-                        warm::Ending::Signaled(_) => RunEnd::Exited(None),
-                        warm::Ending::TimedOut => RunEnd::TimedOut,
-                    };
-                    return Ok((end, raw, duration));
-                }
-                Err(died) => {
-                    // Dropping it ends its supervisor, and with it anything still running.
-                    slot.slot.take();
-                    first_death.get_or_insert(died.0);
-                }
-            }
-        }
-        slot.done = true;
-        Err(ExecError::Other(format!(
-            "the warm interpreter died twice during this execution ({}); `--executor cold` \
-             runs without it",
-            first_death.unwrap_or_default()
-        )))
-    }
-
     async fn start_zygote(&self, w: &Worker) -> Result<Zygote, ExecError> {
         let Some(script) = &self.warm else {
             return Err(ExecError::Other("not a warm executor".into()));
@@ -622,27 +425,6 @@ fn fresh_run_dir(w: &Worker) -> Result<(), ExecError> {
         std::fs::create_dir_all(&p).map_err(|source| working_copy(&p, source))?;
     }
     Ok(())
-}
-
-/// How a run's process ended: its exit code (`None`: killed by a signal), or the timeout.
-enum RunEnd {
-    Exited(Option<i32>),
-    TimedOut,
-}
-
-/// The worker's zygote while a run is in it: if the run's future is dropped mid-flight, the
-/// zygote (and the run inside it) is ended before the copy is put back.
-struct InFlight<'a> {
-    slot: tokio::sync::MutexGuard<'a, Option<Zygote>>,
-    done: bool,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            self.slot.take();
-        }
-    }
 }
 
 /// Puts a worker back after a run, on the normal path (`finish`, which also says what the
@@ -749,16 +531,7 @@ impl Executor for LocalExecutor {
 
 impl Drop for LocalExecutor {
     fn drop(&mut self) {
-        let mut running = running();
-        running.retain(|&pid, &mut owner| {
-            if owner == self.id {
-                // SAFETY: kill has no memory-safety preconditions.
-                unsafe { libc::kill(pid, libc::SIGTERM) };
-                false
-            } else {
-                true
-            }
-        });
+        crate::exec::process::end_runs_of(self.id);
     }
 }
 
@@ -810,17 +583,6 @@ fn remove_orphaned_run_roots(tmp: &Path) {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn working_copy(path: &Path, source: std::io::Error) -> ExecError {
-    ExecError::WorkingCopy {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
 /// A worker held for one run; handing the index back before the permit is released keeps
 /// "permit available" implying "index in the free list".
 struct Lease<'a> {
@@ -833,199 +595,6 @@ impl Drop for Lease<'_> {
     fn drop(&mut self) {
         lock(self.free).push(self.idx);
     }
-}
-
-/// How long a supervisor may take to kill its run and exit before its group gets SIGKILL.
-const SUPERVISOR_GRACE: Duration = Duration::from_secs(5);
-
-/// A running execution's supervisor W, registered for Ctrl-C. Ending a run means SIGTERM to
-/// W, which kills every process of the run and then exits: W itself is killed outright only
-/// as a last resort (its group, while it is still unreaped, so the id cannot have been reused).
-pub(super) struct Supervisor {
-    pid: i32,
-    reaped: bool,
-}
-
-impl Supervisor {
-    pub(super) fn register(pid: i32, owner: u64) -> Self {
-        if pid > 0 {
-            running().insert(pid, owner);
-        }
-        Self { pid, reaped: false }
-    }
-
-    pub(super) fn terminate(&self) {
-        if self.pid > 0 && !self.reaped {
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe { libc::kill(self.pid, libc::SIGTERM) };
-        }
-    }
-
-    fn kill_group(&self) {
-        if self.pid > 0 && !self.reaped {
-            // SAFETY: killpg has no memory-safety preconditions.
-            unsafe { libc::killpg(self.pid, libc::SIGKILL) };
-        }
-    }
-
-    /// W was waited for: its pid may be reused from now on, so it is never signalled again.
-    fn reaped(&mut self) {
-        self.reaped = true;
-    }
-}
-
-impl Drop for Supervisor {
-    fn drop(&mut self) {
-        if !self.reaped && self.pid > 0 {
-            // A run dropped mid-flight (its future cancelled): W ends it, and the copy is put
-            // back (right after this guard) only once W is done, i.e. a zombie not yet
-            // reaped. Bounded, and only on this cancellation path.
-            self.terminate();
-            let deadline = Instant::now() + SUPERVISOR_GRACE;
-            while !exited(self.pid) {
-                if Instant::now() > deadline {
-                    self.kill_group();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-        running().remove(&self.pid);
-    }
-}
-
-/// Has this (unreaped) child exited: a zombie, or gone?
-fn exited(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            stat.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                == Some("Z")
-        }
-        Err(_) => true,
-    }
-}
-
-pub(super) fn remove_path(path: &Path) {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => {
-            let _ = std::fs::remove_dir_all(path);
-        }
-        Ok(_) => {
-            let _ = std::fs::remove_file(path);
-        }
-        Err(_) => {}
-    }
-}
-
-/// Copy one entry (file, symlink or directory) of the repository into a copy.
-pub(super) fn copy_entry(from: &Path, to: &Path) -> Result<(), ExecError> {
-    let meta = std::fs::symlink_metadata(from).map_err(|source| working_copy(from, source))?;
-    if meta.is_symlink() {
-        let target = std::fs::read_link(from).map_err(|source| working_copy(from, source))?;
-        std::os::unix::fs::symlink(&target, to).map_err(|source| working_copy(to, source))
-    } else if meta.is_dir() {
-        copy_tree(from, to)
-    } else {
-        std::fs::copy(from, to)
-            .map(drop)
-            .map_err(|source| working_copy(to, source))
-    }
-}
-
-/// Recursive copy that skips `SKIPPED_NAMES` and bytecode, keeps symlinks as symlinks and
-/// file permissions, and ignores sockets and fifos.
-pub(super) fn copy_tree(from: &Path, to: &Path) -> Result<(), ExecError> {
-    std::fs::create_dir_all(to).map_err(|source| working_copy(to, source))?;
-    let entries = std::fs::read_dir(from).map_err(|source| working_copy(from, source))?;
-    for entry in entries {
-        let entry = entry.map_err(|source| working_copy(from, source))?;
-        let name = entry.file_name();
-        let name_str = name.to_string_lossy();
-        if !is_copied(&name_str) {
-            continue;
-        }
-        let kind = entry
-            .file_type()
-            .map_err(|source| working_copy(&entry.path(), source))?;
-        // Sockets and fifos are not copied.
-        if kind.is_symlink() || kind.is_dir() || kind.is_file() {
-            copy_entry(&entry.path(), &to.join(&name))?;
-        }
-    }
-    Ok(())
-}
-
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: `fds` is a valid two-element array for pipe2 to fill.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: pipe2 succeeded, so both descriptors are open and owned by nobody else.
-    unsafe {
-        use std::os::fd::FromRawFd;
-        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
-    }
-}
-
-/// Drains the log pipe on a plain thread (tokio here has no pipe support without `net`),
-/// polling so it can be told to stop if an escaped process keeps the pipe open.
-struct LogReader {
-    rx: tokio::sync::oneshot::Receiver<Vec<u8>>,
-    stop: Arc<AtomicBool>,
-}
-
-impl LogReader {
-    fn spawn(fd: OwnedFd) -> Self {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let stop_flag = stop.clone();
-        std::thread::spawn(move || {
-            let _ = tx.send(drain(fd, &stop_flag));
-        });
-        Self { rx, stop }
-    }
-
-    async fn finish(mut self) -> Vec<u8> {
-        if let Ok(Ok(bytes)) = tokio::time::timeout(LOG_DRAIN_GRACE, &mut self.rx).await {
-            return bytes;
-        }
-        self.stop.store(true, Ordering::Relaxed);
-        self.rx.await.unwrap_or_default()
-    }
-}
-
-fn drain(fd: OwnedFd, stop: &AtomicBool) -> Vec<u8> {
-    let mut file = std::fs::File::from(fd);
-    let mut out = LogBuffer::default();
-    let mut buf = [0u8; 65536];
-    while !stop.load(Ordering::Relaxed) {
-        let mut pfd = libc::pollfd {
-            fd: file.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut pfd, 1, 100) };
-        if ready == 0 {
-            continue;
-        }
-        if ready < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            break;
-        }
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => out.push(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    out.finish()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! End-to-end tests of the local executor with real pytest runs on a small fixture repository.
 
-use crate::exec::local::TIMEOUT_MARKER;
+use crate::exec::pytest_run::TIMEOUT_MARKER;
 use crate::exec::{
     ExecRequest, Executor, FailureKind, FileOverride, LocalConfig, LocalExecutor, Outcome, Wanted,
     kill_all_running, resolve_python,
