@@ -1,6 +1,8 @@
 //! The EvoOtter engine: populations, mutants, executions, the kill matrix, successive
 //! halving, selection and crossover, as a step-able state machine over a session document.
-//! It knows nothing of terminals: the headless runner and the TUI both drive `Engine::step`.
+//! It knows nothing of terminals and of its drivers: the workbench (`crate::workbench`) runs
+//! it in a task of its own and drives `Engine::step` on the commands the headless runner and
+//! the TUI send it.
 
 pub mod acts;
 pub mod basebrt;

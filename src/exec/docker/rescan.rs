@@ -1,4 +1,4 @@
-//! Sealing a container's working copy: the rescan seal of `seal.rs`, with the copy on the far
+//! Sealing a container's working copy: the rescan seal of `local/seal.rs`, with the copy on the far
 //! side of the Docker API. The copy is listed with GNU find (type, mode, size, mtime, ctime,
 //! inode, path, symlink target) after it is made; after each run it is listed again, and the
 //! difference, judged exactly as `seal::Rescan::restore` judges it, becomes a plan: what the
@@ -19,7 +19,7 @@ use std::path::Path;
 /// NUL. NUL never occurs in a path, so any name lists unambiguously.
 pub const FIND_FORMAT: &str = r"%y %m %s %T@ %C@ %i %p\0%l\0";
 
-/// An entry's identity as the rescan compares it (the fields of `seal.rs`'s `Stamp`, as find
+/// An entry's identity as the rescan compares it (the fields of `local/seal.rs`'s `Stamp`, as find
 /// prints them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamp {
@@ -27,7 +27,7 @@ pub struct Stamp {
     pub kind: char,
     /// Permission bits (`%m`).
     pub mode: u32,
-    /// 0 for directories, as in `seal.rs`.
+    /// 0 for directories, as in `local/seal.rs`.
     pub size: u64,
     pub mtime: String,
     pub ctime: String,
