@@ -386,6 +386,44 @@ async fn the_end_of_a_run_is_the_same_warm_and_cold() {
     );
 }
 
+/// Nothing of the zygote's is importable by a test: the repository's own modules named like
+/// the zygote's (`main`, `protocol`, `state`, `stage`) are the ones a warm run imports, and
+/// the zygote's package is neither loaded nor found, as in a cold run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_s_modules_named_like_the_zygote_s_are_the_ones_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = tiny_repo(dir.path());
+    for name in ["main", "protocol", "state", "stage", "watch"] {
+        std::fs::write(
+            repo.join(format!("{name}.py")),
+            format!("WHO = 'repo {name}'\n"),
+        )
+        .unwrap();
+    }
+    let test = "import importlib, importlib.util, sys\n\n\
+        def test_imports():\n    \
+            for name in ['main', 'protocol', 'state', 'stage', 'watch']:\n        \
+                print(name, importlib.import_module(name).WHO)\n    \
+            print('loaded', sorted(n for n in sys.modules if 'zygote' in n))\n    \
+            print('found', importlib.util.find_spec('evootter_zygote'))\n    \
+            assert False\n";
+    for python in interpreters() {
+        let req = request("tests/test_names.py", test, Duration::from_secs(30));
+        let (cold, warm) = cold_and_warm(&python, &repo, req).await;
+        for name in ["main", "protocol", "state", "stage", "watch"] {
+            assert!(
+                warm.raw_log.contains(&format!("{name} repo {name}")),
+                "{}\n{}",
+                python.display(),
+                warm.raw_log
+            );
+        }
+        assert!(warm.raw_log.contains("loaded []"), "{}", warm.raw_log);
+        assert!(warm.raw_log.contains("found None"), "{}", warm.raw_log);
+        assert_eq!(summary(&warm), summary(&cold), "{}", python.display());
+    }
+}
+
 /// What a test prints about the fixtures it can see: every fixture name with its scope and
 /// function (pytest 7 and 9 keep them in different places).
 const FIXTURE_LISTING: &str = r#"

@@ -1,6 +1,7 @@
 //! The zygote's protocol, the same for the local warm executor (over a child's pipes) and the
-//! Docker one (over an attached `docker exec`): the program (`zygote.py`), its ready frame,
-//! one request per execution, and the frames of its answer (`L` log, `C` collected, `E` end).
+//! Docker one (over an attached `docker exec`): the program (the Python package in `zygote/`),
+//! its ready frame, one request per execution, and the frames of its answer (`L` log, `C`
+//! collected, `E` end).
 
 use super::pytest_run::LogBuffer;
 use super::types::ExecError;
@@ -8,8 +9,51 @@ use std::pin::Pin;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
-/// The zygote's program, written next to the workers when the executor starts.
-pub const ZYGOTE_SCRIPT: &str = include_str!("zygote.py");
+/// One file of the package, by its path in `evootter_zygote/`.
+macro_rules! package_file {
+    ($rel:literal) => {
+        (
+            concat!("evootter_zygote/", $rel),
+            include_str!(concat!("zygote/evootter_zygote/", $rel)),
+        )
+    };
+}
+
+/// The zygote's program, as (path relative to its directory, contents): the package
+/// `evootter_zygote` and the launcher that imports it. They go in a directory of their own,
+/// which is on the zygote's `sys.path` only while the launcher imports the package, so that
+/// nothing of the zygote's can be imported by a test under a generic name.
+pub const ZYGOTE_FILES: &[(&str, &str)] = &[
+    (
+        ZYGOTE_PROGRAM,
+        include_str!("zygote/evootter_zygote_main.py"),
+    ),
+    package_file!("__init__.py"),
+    package_file!("linux.py"),
+    package_file!("main.py"),
+    package_file!("preload.py"),
+    package_file!("protocol.py"),
+    package_file!("report.py"),
+    package_file!("stage.py"),
+    package_file!("state.py"),
+    package_file!("supervise.py"),
+    package_file!("watch.py"),
+    package_file!("shortcuts/__init__.py"),
+    package_file!("shortcuts/compiled.py"),
+    package_file!("shortcuts/config_template.py"),
+    package_file!("shortcuts/fixture_scan.py"),
+    package_file!("shortcuts/inspect_warmup.py"),
+    package_file!("shortcuts/learned_modules.py"),
+    package_file!("shortcuts/metadata.py"),
+    package_file!("shortcuts/parsers.py"),
+    package_file!("shortcuts/patterns.py"),
+    package_file!("shortcuts/quick_exit.py"),
+    package_file!("shortcuts/rewrites.py"),
+    package_file!("shortcuts/statement_ranges.py"),
+];
+
+/// The file of `ZYGOTE_FILES` that is started: `python -B <its directory>/evootter_zygote_main.py`.
+pub const ZYGOTE_PROGRAM: &str = "evootter_zygote_main.py";
 
 /// How long a zygote may take to import pytest and its plugins and say it is ready.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -26,7 +70,7 @@ pub enum Ending {
     TimedOut,
 }
 
-/// The two ends of a zygote's protocol (`zygote.py`): requests in, frames out. Over a child's
+/// The two ends of a zygote's protocol (`zygote/evootter_zygote/protocol.py`): requests in, frames out. Over a child's
 /// pipes locally, over an attached `docker exec` in a container.
 pub struct Channel {
     input: Pin<Box<dyn AsyncWrite + Send>>,
@@ -152,5 +196,34 @@ pub fn tail(said: &str) -> String {
         let mut last = last;
         last.reverse();
         format!(": {}", last.join(" | "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module added to the package and left out of `ZYGOTE_FILES` would be missing only
+    /// where the zygote runs: every file beside this one is listed, once.
+    #[test]
+    fn every_file_of_the_program_is_shipped() {
+        fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(root, &path, out);
+                } else if path.extension().is_some_and(|e| e == "py") {
+                    let rel = path.strip_prefix(root).unwrap();
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/exec/zygote");
+        let mut on_disk = vec![];
+        walk(&root, &root, &mut on_disk);
+        on_disk.sort();
+        let mut shipped: Vec<String> = ZYGOTE_FILES.iter().map(|(p, _)| p.to_string()).collect();
+        shipped.sort();
+        assert_eq!(shipped, on_disk);
     }
 }

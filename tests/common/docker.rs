@@ -63,7 +63,7 @@ pub fn summary(r: &ExecResult) -> (String, String, String) {
 }
 
 /// How the warm interpreter shows in a container's process list.
-pub const ZYGOTE: &str = "/tmp/evootter/zygote.py";
+pub const ZYGOTE: &str = "/tmp/evootter/zygote/evootter_zygote_main.py";
 
 /// The processes in a container other than pid 1, each as `pid comm state cmdline`.
 pub fn container_processes(container: &str) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! The warm executor inside a worker's container: the zygote (`exec/zygote.py`) started once
+//! The warm executor inside a worker's container: the zygote (`exec/zygote/`) started once
 //! through one attached `docker exec`, its protocol spoken over that exec's stdin and stdout.
 //! A run (staging, pytest, collecting the results) and putting the copy back are then each
 //! one request on an open stream, where the cold path needs two or three `docker exec`s of
@@ -6,9 +6,10 @@
 
 use super::client::{StepError, helper, next, quote};
 use super::rescan::{self, Listing};
+use super::tarball::Tarball;
 use crate::exec::pytest_run::LogBuffer;
 use crate::exec::types::ExecError;
-use crate::exec::zygote::{Answer, Channel, ZYGOTE_SCRIPT, tail};
+use crate::exec::zygote::{Answer, Channel, ZYGOTE_FILES, ZYGOTE_PROGRAM, tail};
 use bollard::Docker;
 use bollard::container::LogOutput;
 use bollard::exec::StartExecResults;
@@ -17,8 +18,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
-/// Where the zygote's program is put in every container (outside the copy).
-const SCRIPT: &str = "/tmp/evootter/zygote.py";
+/// Where the zygote's program (its launcher and package) is put in every container: outside
+/// the copy, in a directory of its own, which is on the zygote's `sys.path` only while the
+/// launcher imports the package.
+const PROGRAM_DIR: &str = "/tmp/evootter/zygote";
 
 /// How much of the zygote's own stderr is kept for error messages.
 const STDERR_KEPT: usize = 64 * 1024;
@@ -56,11 +59,17 @@ pub(super) struct Start<'a> {
 
 impl ContainerZygote {
     pub(super) async fn start(s: Start<'_>) -> Result<Self, StartError> {
+        let program = program_tar().map_err(|e| {
+            StartError::Refused(ExecError::Other(format!(
+                "could not pack the warm interpreter's program ({e}); `--executor cold` runs \
+                 without it"
+            )))
+        })?;
         let (out, code) = helper(
             s.docker,
             s.container,
-            &format!("cat > {SCRIPT}"),
-            Some(ZYGOTE_SCRIPT.as_bytes()),
+            &format!("mkdir -p {PROGRAM_DIR} && tar -xf - -C {PROGRAM_DIR}"),
+            Some(&program),
         )
         .await
         .map_err(StartError::Host)?;
@@ -72,7 +81,7 @@ impl ContainerZygote {
             ))));
         }
         let script = format!(
-            "cd {} || exit 125; unset {}; {}exec {} -B {SCRIPT}",
+            "cd {} || exit 125; unset {}; {}exec {} -B {PROGRAM_DIR}/{ZYGOTE_PROGRAM}",
             quote(s.workdir),
             s.unset.join(" "),
             s.activation,
@@ -195,6 +204,16 @@ impl ContainerZygote {
             .await?;
         Ok(file_work(answer))
     }
+}
+
+/// The zygote's files as a tar, for `tar -xf -` in the container (copying into a container's
+/// tmpfs through the API would not reach the tmpfs).
+fn program_tar() -> std::io::Result<Vec<u8>> {
+    let mut tar = Tarball::new();
+    for (rel, text) in ZYGOTE_FILES {
+        tar.file(rel, text.as_bytes(), 0o644)?;
+    }
+    tar.finish()
 }
 
 /// The listing a `list` or `restore` request collected, or what went wrong doing it.

@@ -17,6 +17,7 @@ use crate::exec::process::{RunEnd, lock, next_executor_id};
 use crate::exec::pytest_run::{self, Finished, RunDirs, Staged};
 use crate::exec::sandbox::{Protections, RunPaths, Seal, Wanted};
 use crate::exec::types::{BoxFuture, ExecError, ExecRequest, ExecResult, Executor};
+use crate::exec::zygote::{ZYGOTE_FILES, ZYGOTE_PROGRAM};
 use seal::Rescan;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -87,7 +88,8 @@ pub struct LocalExecutor {
     /// How runs are sealed: the protections' choice, or the rescan for the warm executor,
     /// whose interpreter outlives a run and so cannot have a fresh overlay mounted under it.
     seal: Seal,
-    /// `Some(script)`: the warm executor, its zygote program written here.
+    /// `Some(launcher)`: the warm executor, the zygote's program (its launcher and package)
+    /// written in a directory of its own, this the file to start.
     warm: Option<PathBuf>,
     next_layer: AtomicU64,
     /// How many zygotes were started (first starts, replacements after a death).
@@ -133,10 +135,18 @@ impl LocalExecutor {
             protections.seal()
         };
         let warm = if cfg.warm {
-            let script = root.join("evootter_zygote.py");
-            std::fs::write(&script, crate::exec::zygote::ZYGOTE_SCRIPT)
-                .map_err(|source| working_copy(&script, source))?;
-            Some(script)
+            // A directory of the zygote's alone: its launcher's directory is first on
+            // sys.path until the launcher has imported the package.
+            let dir = root.join("zygote");
+            for (rel, text) in ZYGOTE_FILES {
+                let path = dir.join(rel);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|source| working_copy(parent, source))?;
+                }
+                std::fs::write(&path, text).map_err(|source| working_copy(&path, source))?;
+            }
+            Some(dir.join(ZYGOTE_PROGRAM))
         } else {
             None
         };

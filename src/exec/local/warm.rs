@@ -1,6 +1,7 @@
-//! The warm executor's interpreter: one long-lived Python process per worker (the zygote,
-//! `zygote.py`) that has imported pytest and its plugins and forks once per execution, so an
-//! execution costs a fork and pytest's own work instead of an interpreter start-up.
+//! The warm executor's interpreter: one long-lived Python process per worker (the zygote, the
+//! package in `exec/zygote/`, started by its launcher) that has imported pytest and its
+//! plugins and forks once per execution, so an execution costs a fork and pytest's own work
+//! instead of an interpreter start-up.
 //!
 //! The zygote is started like a cold run's pytest: in the worker's copy, with the run's
 //! environment, under the same supervisor and sandbox (`sandbox::child`). It enforces each
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 /// What starting a zygote needs.
 pub struct Start<'a> {
     pub python: &'a Path,
+    /// The zygote's launcher, in the directory it shares with the package alone.
     pub script: &'a Path,
     pub copy: &'a Path,
     /// The whole environment, as a cold run's (`pytest_run::inherited_env` and the run's
