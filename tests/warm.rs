@@ -95,7 +95,9 @@ async fn same_warm_and_cold(python: &Path, ex: &Path) {
         let pool =
             evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();
         let mut variants = vec![vec![]];
-        for m in pool.mutants.iter().take(4) {
+        // Two mutants per example: every candidate's log changes on them, which is what the
+        // comparison needs; more repeat it (this test is the suite's longest).
+        for m in pool.mutants.iter().take(2) {
             variants.push(vec![testkit::mutant_override(&inst.repo, m)]);
         }
         let mut requests = testkit::requests(&inst, &variants, Duration::from_secs(60));
@@ -162,6 +164,8 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
                 "examples/envconf_errors",
                 "--jobs",
                 "2",
+                "--mutants",
+                "10",
             ])
             .args(["--executor", executor])
             .arg("--out")
@@ -182,7 +186,7 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
         decisions(&cold.join("session.json")),
         decisions(&warm.join("session.json")),
     );
-    assert!(a["executions"].as_object().unwrap().len() > 50);
+    assert!(a["executions"].as_object().unwrap().len() > 80);
     for k in ["generations", "final_test", "evaluation", "executions"] {
         assert_eq!(a[k], b[k], "{k} differs between cold and warm");
     }
