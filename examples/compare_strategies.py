@@ -7,7 +7,7 @@ once per example and seed. Prints, per run, the final test, whether it is F2P ag
 golden patch, and how many cuts fitness decided alone, then a summary per configuration.
 
 usage: python3 examples/compare_strategies.py [--bin target/release/evootter] [--seeds 1,2,3]
-                                              [--operators all|table-i] [--mutant-reach reached|all]
+                                              [--operators all|table-i] [--sampling discriminate|reached|all]
                                               [--out DIR] [EXAMPLE ...]
 """
 import argparse
@@ -31,7 +31,8 @@ def main() -> int:
     ap.add_argument("--bin", default=str(here.parent / "target" / "release" / "evootter"))
     ap.add_argument("--seeds", default="1")
     ap.add_argument("--operators", default="all", help="the mutant pool: all | table-i")
-    ap.add_argument("--mutant-reach", default="reached", help="sampling: reached | all")
+    ap.add_argument("--sampling", "--mutant-reach", dest="sampling", default="discriminate",
+                    help="sampling: discriminate | reached | all")
     ap.add_argument("--out", default="/tmp/evootter-compare")
     ap.add_argument("examples", nargs="*")
     a = ap.parse_args()
@@ -46,7 +47,7 @@ def main() -> int:
                 out = pathlib.Path(a.out) / name / f"s{seed}" / cname
                 cmd = [a.bin, "run", "--instance", str(here / name), "--start", "candidates", "--seed", str(seed),
                        "--out", str(out), "--force", "--operators", a.operators,
-                       "--mutant-reach", a.mutant_reach, *flags]
+                       "--sampling", a.sampling, *flags]
                 if prev:
                     cmd += ["--reuse-executions", str(prev)]
                 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

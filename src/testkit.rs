@@ -87,14 +87,6 @@ pub fn tiny_repo(dir: &Path) -> PathBuf {
 /// A finished session of the scripted engine: four tests of a small function, real
 /// mutants, scripted results (no Python), the same every time.
 pub fn finished_session() -> SessionDoc {
-    let dir = tempfile::tempdir().expect("a temp dir").keep();
-    let repo = dir.join("repo");
-    std::fs::create_dir_all(repo.join("calc")).expect("a temp dir");
-    std::fs::write(
-        repo.join("calc/ops.py"),
-        "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi - 1\n    return x + 0\n",
-    )
-    .expect("a temp dir");
     let cands = [
         (
             "test_a.py",
@@ -106,14 +98,29 @@ pub fn finished_session() -> SessionDoc {
             "# KILLS 0123456789abcdef\ndef test_c(): pass\n",
         ),
         ("test_d.py", "def test_d(): pass\n"),
-    ]
-    .into_iter()
-    .map(|(n, s)| (dir.join(n), s.to_string()))
-    .collect();
+    ];
     let config = RunConfig {
         mutants: 8,
         ..config(SelectionStrategy::Mutation)
     };
+    scripted_run(&cands, config)
+}
+
+/// A whole run of the scripted engine (scripted results by `answer`, no Python, no model)
+/// of `candidates` (file name, source) on a small function with real mutants, to its end.
+pub fn scripted_run(candidates: &[(&str, &str)], config: RunConfig) -> SessionDoc {
+    let dir = tempfile::tempdir().expect("a temp dir").keep();
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("calc")).expect("a temp dir");
+    std::fs::write(
+        repo.join("calc/ops.py"),
+        "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi - 1\n    return x + 0\n",
+    )
+    .expect("a temp dir");
+    let cands = candidates
+        .iter()
+        .map(|(n, s)| (dir.join(n), s.to_string()))
+        .collect();
     let inputs = Inputs {
         repo,
         issue_path: None,

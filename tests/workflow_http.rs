@@ -154,9 +154,9 @@ fn full_workflow_over_http_on_every_example() {
             let scores = g["scores"].as_object().unwrap();
             assert_eq!(scores.len(), g["tests"].as_array().unwrap().len());
         }
-        // Mutant samples double, and are reach-aware (the default): each generation runs the
-        // first `mutants_for(..)` of one seeded order of the pool among the mutants its own
-        // tests execute on c_old. Its tests are the offspring, which may reach other lines than
+        // Mutant samples double, and are discriminating (the default): each generation runs
+        // `mutants_for(..)` of the mutants its own tests execute on c_old, those that tell its
+        // competing tests apart first. Its tests are the offspring, which may reach other lines than
         // their parents, so a sample need not contain the previous one.
         let samples: Vec<Vec<String>> = gens
             .iter()
@@ -173,7 +173,10 @@ fn full_workflow_over_http_on_every_example() {
             assert!(w[1].len() >= w[0].len(), "{name}");
         }
         let doc = evootter::engine::SessionDoc::load(&out_dir.join("session.json")).unwrap();
-        assert_eq!(doc.config.reach, evootter::engine::MutantReach::Reached);
+        assert_eq!(
+            doc.config.reach,
+            evootter::engine::MutantReach::Discriminate
+        );
         let pool: Vec<&evootter::mutate::Mutant> =
             doc.pool.iter().flat_map(|p| p.mutants.iter()).collect();
         let mut order: Vec<String> = pool.iter().map(|m| m.id.clone()).collect();
@@ -188,12 +191,24 @@ fn full_workflow_over_http_on_every_example() {
                 doc.config.mutants,
                 reached.len(),
             );
+            // Discriminating: of those, the mutants that best tell the competitors apart.
+            let competitors = evootter::engine::reach::competitors(&doc, &g.tests);
+            let drawn =
+                evootter::engine::reach::discriminating(&doc, &competitors, reached, &spans, k);
             assert_eq!(
-                sample[..],
-                reached[..k],
+                sample[..k],
+                drawn[..k],
                 "{name}: generation {}'s sample",
                 g.index
             );
+            // Then the mutants drawn to settle a tie at its cut, if any: none of the sample.
+            assert_eq!(
+                sample[k..],
+                g.settling[..],
+                "{name}: generation {}",
+                g.index
+            );
+            assert!(g.settling.iter().all(|m| !sample[..k].contains(m)));
         }
 
         // final.patch adds exactly the final test and applies to a clean copy.

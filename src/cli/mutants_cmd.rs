@@ -27,6 +27,13 @@ pub struct MutantsArgs {
     /// Print a JSON list of {id, kind, file, function, line, diff}.
     #[arg(long)]
     json: bool,
+    /// Also list mutants whose function compiles to the original's code or to an earlier
+    /// mutant's (as `run --keep-equivalent-mutants`).
+    #[arg(long)]
+    keep_equivalent_mutants: bool,
+    /// The interpreter that compiles the mutants for that check. Default: python3 on PATH.
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
 }
 
 pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
@@ -35,8 +42,21 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         "repository {} does not exist or is not a directory",
         a.repo.display()
     );
-    let pool = mutate::generate(&a.repo, &a.focal, a.count, a.seed, a.operators)
-        .with_context(|| format!("making mutants in {}", a.repo.display()))?;
+    let python = a
+        .python
+        .clone()
+        .or_else(|| evootter::exec::python_env::locate_on_path("python3"));
+    let pool = mutate::make_pool(mutate::PoolSpec {
+        repo: &a.repo,
+        focal: &a.focal,
+        mutants: a.count,
+        seed: a.seed,
+        operators: a.operators,
+        whole: false,
+        python: python.as_deref(),
+        check_equivalence: !a.keep_equivalent_mutants,
+    })
+    .with_context(|| format!("making mutants in {}", a.repo.display()))?;
     if a.json {
         let list: Vec<serde_json::Value> = pool
             .mutants
@@ -74,6 +94,9 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         },
         mix.join(", ")
     );
+    if let Some(tce) = &pool.tce {
+        eprintln!("{}", tce.summary(pool.mutants.len()));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -134,6 +134,14 @@ impl Progress {
                     "   sample: {mutants} reached mutants, {executions} executions ({cached} cached)"
                 ));
             }
+            Event::TieSettling {
+                generation,
+                tied,
+                mutants,
+            } => self.line(format!(
+                "   tie: {} tied across generation {generation}'s cut; {mutants} more mutants                  drawn to let mutation decide",
+                tied.join(", ")
+            )),
             // The live counter moves when executions finish.
             // The driver reports how the run ended.
             Event::ExecutionStarted { .. } | Event::Idle | Event::Stopped { .. } => {}

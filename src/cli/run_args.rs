@@ -40,12 +40,17 @@ pub struct RunArgs {
     /// (or the instance's).
     #[arg(long, value_name = "M")]
     pub mutants: Option<usize>,
-    /// Which mutants each generation samples: reached (only those whose changed lines some
-    /// test of the population executes on c_old: every baseline is traced over the focal
-    /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
-    /// samples).
-    /// Default: reached.
-    #[arg(long, value_name = "reached|all")]
+    /// Which mutants each generation samples: discriminate (those that tell the competing
+    /// tests apart first: among the reached mutants, those some tests failing on c_old
+    /// execute and others do not) | reached (only those whose changed lines some test of
+    /// the population executes on c_old: every baseline is traced over the focal files, and a
+    /// mutant no test reaches is never run) | all (the whole pool, as the paper samples).
+    /// Default: discriminate.
+    #[arg(
+        long = "sampling",
+        alias = "mutant-reach",
+        value_name = "discriminate|reached|all"
+    )]
     pub mutant_reach: Option<evootter::engine::MutantReach>,
     /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
     /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
@@ -204,6 +209,17 @@ pub struct RunArgs {
     /// imported); the report says so. Without it the run stops at once, naming the error.
     #[arg(long)]
     pub keep_going: bool,
+    /// Also run mutants whose function compiles to the original's code (trivially
+    /// equivalent: they cannot change a run) or to an earlier mutant's (duplicates). By
+    /// default they are dropped before sampling and counted per kind.
+    #[arg(long)]
+    pub keep_equivalent_mutants: bool,
+    /// Never draw mutants to settle a tie: when a generation's sample leaves tests tied
+    /// across the cut, rescues, the model or the Otter rules decide at once (as the paper).
+    /// By default as many mutants again are drawn once, with the tied tests as the
+    /// competitors, and the generation runs on them first.
+    #[arg(long)]
+    pub no_settle_ties: bool,
 }
 
 impl From<RunArgs> for RunOptions {
@@ -255,6 +271,8 @@ impl From<RunArgs> for RunOptions {
             pass_env: a.pass_env,
             allow_empty_issue: a.allow_empty_issue,
             keep_going: a.keep_going,
+            keep_equivalent_mutants: a.keep_equivalent_mutants,
+            settle_ties: !a.no_settle_ties,
         }
     }
 }

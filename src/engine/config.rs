@@ -192,6 +192,15 @@ pub struct RunConfig {
     /// the report says so. Without it the run stops at once, naming the error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_going: bool,
+    /// Run trivially equivalent and duplicate mutants too (`--keep-equivalent-mutants`), as
+    /// before the check existed: for comparisons with the paper.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_equivalent_mutants: bool,
+    /// When a generation's sample leaves tests tied across the cut, draw as many mutants
+    /// again once and run the generation on them before a tie-break decides. Sessions from
+    /// before it existed read `false` and resume as they ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settle_ties: bool,
 }
 
 /// A run with nothing asked for: what `RunOptions::default()` makes of a repository with
@@ -221,10 +230,12 @@ impl Default for RunConfig {
             sandbox: true,
             docker: None,
             executor: ExecutorKind::Warm,
-            reach: MutantReach::Reached,
+            reach: MutantReach::Discriminate,
             operators: Operators::All,
             pass_env: vec![],
             keep_going: false,
+            keep_equivalent_mutants: false,
+            settle_ties: true,
         }
     }
 }
@@ -260,11 +271,23 @@ pub enum MutantReach {
     All,
     /// Only mutants whose changed lines some test of the population executes on `c_old`.
     Reached,
+    /// The reached mutants, those that tell the competing tests apart first: reached by
+    /// some of them and not by others, then by all of them, then by none of them (only by
+    /// tests that cannot win a place). See `reach::discriminating`.
+    Discriminate,
 }
 
-cli_enum!(MutantReach, "mutant reach", [
+impl MutantReach {
+    /// Whether baselines are traced and samples drawn from what the tests reach.
+    pub fn traced(self) -> bool {
+        self != MutantReach::All
+    }
+}
+
+cli_enum!(MutantReach, "sampling", [
     "all" => MutantReach::All,
     "reached" => MutantReach::Reached,
+    "discriminate" => MutantReach::Discriminate,
 ]);
 
 /// The Docker backend's settings (`--backend docker`), kept so a resumed run uses them again.

@@ -42,6 +42,13 @@ pub enum Event {
         executions: usize,
         cached: usize,
     },
+    /// The sample left `tied` tied across the cut: `mutants` more were drawn, and the
+    /// generation runs on them before a tie-break decides.
+    TieSettling {
+        generation: usize,
+        tied: Vec<TestId>,
+        mutants: usize,
+    },
     /// An execution was handed to the executor (a view draws its cell as running).
     ExecutionStarted {
         generation: Option<usize>,

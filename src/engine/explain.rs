@@ -9,7 +9,7 @@
 
 use super::config::{CutRule, FitnessRule, SelectionStrategy};
 use super::selection::{TestFacts, otter_category, otter_cmp};
-use super::session::{ActKind, Generation, SessionDoc, Target, TestId, TieBreak};
+use super::session::{ActKind, Generation, MutantId, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -307,8 +307,57 @@ impl<'a> Cut<'a> {
         let mut lines = vec![head];
         if let Some(tie) = self.g.tie_break.as_ref().filter(|_| rule != Rule::Fitness) {
             lines.push(self.tie_line(tie, rule));
+            lines.extend(self.why_tied(tie));
         }
+        lines.extend(self.settling_line());
         (rule, lines)
+    }
+
+    /// Why fitness could not separate the tied tests: the same kills (no mutant of the sample
+    /// tells them apart), or as many different ones.
+    fn why_tied(&self, tie: &TieBreak) -> Option<String> {
+        let kills: Vec<&Vec<MutantId>> = tie
+            .tied
+            .iter()
+            .map(|t| self.g.scores.get(t).map(|s| &s.kills))
+            .collect::<Option<_>>()?;
+        let first = kills.first()?;
+        let m = self.g.mutants.len();
+        let who = tie.tied.join(", ");
+        Some(if kills.iter().all(|k| k == first) {
+            if first.len() == m {
+                format!("{who} each kill every one of the {m} mutants: none tells them apart")
+            } else if first.is_empty() {
+                format!("{who} kill none of the {m} mutants")
+            } else {
+                format!(
+                    "{who} kill the same {} of the {m} mutants: no mutant tells them apart",
+                    first.len()
+                )
+            }
+        } else {
+            format!("{who} kill different mutants, as many each")
+        })
+    }
+
+    /// When mutants were drawn to settle a tie (`--settle-ties`): how many, and whether they
+    /// did.
+    fn settling_line(&self) -> Option<String> {
+        let n = self.g.settling.len();
+        if n == 0 {
+            return None;
+        }
+        let sample = self.g.mutants.len().saturating_sub(n);
+        let outcome = if self.g.fitness_decided == Some(true) {
+            "and their kills decided it"
+        } else {
+            "and the tie held"
+        };
+        Some(format!(
+            "the sample's {} left the cut tied: {} more were drawn {outcome}",
+            plural(sample, "mutant"),
+            n
+        ))
     }
 
     /// The tied tests in the order selection's tie-break put them: the Otter order, then (when
@@ -675,6 +724,7 @@ mod tests {
             offspring: vec![],
             parents: None,
             reach: None,
+            settling: vec![],
         };
         let facts = TestFacts::of_generation(&doc, &g);
         let c = &doc.config;

@@ -238,22 +238,21 @@ impl Engine {
 
     fn step_mutate(&mut self) -> Result<(), EngineError> {
         let cfg = &self.doc.config;
-        // Sampling by reach draws from every mutant the focal functions yield; `m` still
-        // sets the halving schedule.
-        let count = match cfg.reach {
-            MutantReach::All => cfg.mutants,
-            MutantReach::Reached => cfg.mutants.max(reach::POOL_CAP),
-        };
-        let mut pool = mutate::generate(
-            &self.doc.inputs.repo,
-            &self.doc.inputs.focal,
-            count,
-            cfg.seed,
-            cfg.operators,
-        )?;
-        if cfg.reach == MutantReach::Reached {
-            pool.requested = cfg.mutants;
-            pool.exhausted = pool.mutants.len() < cfg.mutants;
+        let python = self.compiler();
+        let pool = mutate::make_pool(mutate::PoolSpec {
+            repo: &self.doc.inputs.repo,
+            focal: &self.doc.inputs.focal,
+            mutants: cfg.mutants,
+            seed: cfg.seed,
+            operators: cfg.operators,
+            whole: cfg.reach != MutantReach::All,
+            python: python.as_deref(),
+            check_equivalence: !cfg.keep_equivalent_mutants,
+        })?;
+        if let Some(tce) = &pool.tce
+            && (tce.skipped.is_some() || !tce.dropped.is_empty())
+        {
+            self.note(tce.summary(pool.mutants.len()));
         }
         self.emit(Event::MutantsReady {
             count: pool.mutants.len(),
@@ -275,6 +274,15 @@ impl Engine {
         let tests = self.doc.initial_population.clone();
         self.start_generation(0, tests);
         Ok(())
+    }
+
+    /// The interpreter that compiles mutants for the equivalence check: the run's own for a
+    /// local run; for a Docker run (whose interpreter is in the image) `python3` here, if any.
+    fn compiler(&self) -> Option<std::path::PathBuf> {
+        match &self.doc.config.docker {
+            None => Some(std::path::PathBuf::from(&self.doc.config.python)),
+            Some(_) => crate::exec::python_env::locate_on_path("python3"),
+        }
     }
 
     /// The pool's ids in this session's sampling order: generation g runs the first
@@ -300,8 +308,8 @@ impl Engine {
         }
         let (mutants, reach) = self.sample(&tests);
         let (executions, cached) = self.workload(&tests, &mutants, u64::MAX);
-        let provisional = self.doc.config.reach == MutantReach::Reached
-            && tests.iter().any(|t| !self.has_run(t, &Target::Old));
+        let provisional =
+            self.doc.config.reach.traced() && tests.iter().any(|t| !self.has_run(t, &Target::Old));
         self.emit(Event::GenerationStarted {
             generation: index,
             tests: tests.len(),
@@ -325,6 +333,7 @@ impl Engine {
             offspring: vec![],
             parents: None,
             reach,
+            settling: vec![],
         });
         self.doc.phase = Phase::Execute { generation: index };
     }
@@ -337,17 +346,109 @@ impl Engine {
         let order = self.sampling_order();
         let (from, counts) = match self.doc.config.reach {
             MutantReach::All => (order, None),
-            MutantReach::Reached => {
-                let pool = self.doc.pool.iter().flat_map(|p| p.mutants.iter());
-                let spans = reach::spans(pool, |f| {
-                    std::fs::read_to_string(self.doc.inputs.repo.join(f)).ok()
-                });
-                let (reached, counts) = reach::reached(&self.doc, tests, &order, &spans);
+            MutantReach::Reached | MutantReach::Discriminate => {
+                let spans = self.spans();
+                let (mut reached, counts) = reach::reached(&self.doc, tests, &order, &spans);
+                if self.doc.config.reach == MutantReach::Discriminate {
+                    let competitors = reach::competitors(&self.doc, tests);
+                    let count = mutants_for(tests.len(), self.doc.config.mutants, reached.len());
+                    reached =
+                        reach::discriminating(&self.doc, &competitors, reached, &spans, count);
+                }
                 (reached, Some(counts))
             }
         };
         let count = mutants_for(tests.len(), self.doc.config.mutants, from.len());
         (from.into_iter().take(count).collect(), counts)
+    }
+
+    /// Where each mutant of the pool changes its file, for what the tests reach.
+    fn spans(&self) -> BTreeMap<MutantId, reach::Span> {
+        let pool = self.doc.pool.iter().flat_map(|p| p.mutants.iter());
+        reach::spans(pool, |f| {
+            std::fs::read_to_string(self.doc.inputs.repo.join(f)).ok()
+        })
+    }
+
+    /// The mutants drawn to settle a tie at generation `g`'s cut: up to as many again as the
+    /// sample, none of it, in the sampling's order with the tied tests as the competitors
+    /// (with reach-aware sampling, only mutants some tied test reaches).
+    fn settling_sample(&self, gen_: &Generation, tied: &[TestId]) -> Vec<MutantId> {
+        let order: Vec<MutantId> = self
+            .sampling_order()
+            .into_iter()
+            .filter(|id| !gen_.mutants.contains(id))
+            .collect();
+        let from = match self.doc.config.reach {
+            MutantReach::All => order,
+            MutantReach::Reached | MutantReach::Discriminate => {
+                let spans = self.spans();
+                let (reached, _) = reach::reached(&self.doc, tied, &order, &spans);
+                if self.doc.config.reach == MutantReach::Discriminate {
+                    let count = gen_.mutants.len().min(reached.len());
+                    reach::discriminating(&self.doc, tied, reached, &spans, count)
+                } else {
+                    reached
+                }
+            }
+        };
+        from.into_iter().take(gen_.mutants.len().max(1)).collect()
+    }
+
+    /// When generation `g`'s sample leaves tests tied across the cut (fitness could not
+    /// choose), more mutants are drawn once (`settling_sample`) and every test of the
+    /// generation runs on them, so that mutation, not a tie-break, decides where it can. The
+    /// drawn mutants join the generation's sample and are named in `settling`.
+    async fn settle_tie(
+        &mut self,
+        g: usize,
+        progress: &mut StepProgress,
+    ) -> Result<(), EngineError> {
+        let cfg = &self.doc.config;
+        if !cfg.settle_ties || cfg.selection != SelectionStrategy::Mutation {
+            return Ok(());
+        }
+        let gen_ = self.generation(g)?.clone();
+        if !gen_.settling.is_empty() {
+            // Drawn before a stop: what of it has not run yet runs now.
+            let tests = gen_.tests.clone();
+            return self.execute_mutants(g, &tests, &tests, progress).await;
+        }
+        let facts = TestFacts::of_generation(&self.doc, &gen_);
+        let s = selection::select(&facts, survivors(facts.len()), self.selection_params(g));
+        let Some(tie) = s.tie_break.filter(|_| !s.fitness_decided) else {
+            return Ok(());
+        };
+        let extra = self.settling_sample(&gen_, &tie.tied);
+        if extra.is_empty() {
+            return Ok(());
+        }
+        let mut mutants = gen_.mutants.clone();
+        mutants.extend(extra.iter().cloned());
+        let (executions, _) = self.workload(&gen_.tests, &mutants, u64::MAX);
+        self.emit(Event::TieSettling {
+            generation: g,
+            tied: tie.tied.clone(),
+            mutants: extra.len(),
+        });
+        progress.total += executions - gen_.executions;
+        let gm = &mut self.doc.generations[g];
+        gm.mutants = mutants;
+        gm.executions = executions;
+        gm.settling = extra;
+        let tests = gen_.tests.clone();
+        self.execute_mutants(g, &tests, &tests, progress).await
+    }
+
+    fn selection_params(&self, g: usize) -> SelectionParams {
+        let cfg = &self.doc.config;
+        SelectionParams {
+            strategy: cfg.selection,
+            fitness: cfg.fitness,
+            rescue_tiebreak: cfg.rescue_tiebreak,
+            seed: cfg.seed,
+            generation: g,
+        }
     }
 
     /// Executions `tests` x (baselines + `mutants`) needs, and how many of them had run by
@@ -389,6 +490,8 @@ impl Engine {
         gen_.executions = executions;
         gen_.cached = cached;
         gen_.reach = counts;
+        // A tie is settled again from this sample (the same draw: same seed, same runs).
+        gen_.settling.clear();
         Ok(())
     }
 
@@ -520,7 +623,7 @@ impl Engine {
     /// The focal files a baseline traces: with reach-aware sampling, every `c_old` run
     /// records the lines of them it executes.
     fn traced_files(&self, target: &Target) -> Vec<String> {
-        if self.doc.config.reach != MutantReach::Reached || *target != Target::Old {
+        if !self.doc.config.reach.traced() || *target != Target::Old {
             return vec![];
         }
         let mut files: Vec<String> = self
@@ -640,12 +743,15 @@ impl Engine {
         if g == 0 {
             self.check_environment(&tests)?;
         }
-        if self.doc.config.reach == MutantReach::Reached {
+        if self.doc.config.reach.traced() {
             self.resample(g, seq)?;
             progress = self.progress(g, &tests, self.generation(g)?.executions)?;
         }
         self.execute_mutants(g, &tests, &tests, &mut progress)
             .await?;
+        let gen_ = self.generation(g)?.clone();
+        self.doc.generations[g].scores = self.score_generation(&gen_);
+        self.settle_tie(g, &mut progress).await?;
         let gen_ = self.generation(g)?.clone();
         let scores = self.score_generation(&gen_);
         self.check_force_failure(&gen_, &scores);
@@ -904,13 +1010,7 @@ impl Engine {
         let gen_ = self.generation(g)?.clone();
         let facts = TestFacts::of_generation(&self.doc, &gen_);
         let cfg = &self.doc.config;
-        let params = SelectionParams {
-            strategy: cfg.selection,
-            fitness: cfg.fitness,
-            rescue_tiebreak: cfg.rescue_tiebreak,
-            seed: cfg.seed,
-            generation: g,
-        };
+        let params = self.selection_params(g);
         let keep = survivors(facts.len());
         let mut s = selection::select(&facts, keep, params);
         if cfg.selection == SelectionStrategy::Llm {
@@ -1088,5 +1188,80 @@ fn step_name(p: &Phase) -> &'static str {
         Phase::Crossover { .. } => "crossover",
         Phase::Evaluate => "evaluate",
         Phase::Done => "done",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::config::RunConfig;
+    use crate::engine::explain::explain_cut;
+    use crate::testkit::{config, scripted_run};
+
+    /// Four tests failing on `c_old`, each killing the mutants whose content hash starts
+    /// with one of its digits: the first sample ties two of them across the cut, and the
+    /// mutants drawn after it tell them apart.
+    const TIED: [(&str, &str); 4] = [
+        ("test_a.py", "# FAILS KILLS 01234567\ndef test_a(): pass\n"),
+        ("test_b.py", "# FAILS KILLS 012389ab\ndef test_b(): pass\n"),
+        ("test_c.py", "# FAILS KILLS 89abcdef\ndef test_c(): pass\n"),
+        ("test_d.py", "# FAILS KILLS 4567cdef\ndef test_d(): pass\n"),
+    ];
+
+    fn run(settle_ties: bool) -> SessionDoc {
+        let cfg = RunConfig {
+            settle_ties,
+            mutants: 16,
+            ..config(SelectionStrategy::Mutation)
+        };
+        scripted_run(&TIED, cfg)
+    }
+
+    #[test]
+    fn a_tie_the_sample_leaves_is_settled_by_more_mutants_run_on_every_test() {
+        let (off, on) = (run(false), run(true));
+        let (g_off, g_on) = (&off.generations[0], &on.generations[0]);
+        assert_eq!(
+            g_off.fitness_decided,
+            Some(false),
+            "the sample ties: {g_off:#?}"
+        );
+        assert!(g_off.settling.is_empty());
+        assert!(!g_on.settling.is_empty());
+        assert_eq!(g_on.settling.len(), g_off.mutants.len(), "as many again");
+        let mut drawn = g_off.mutants.clone();
+        drawn.extend(g_on.settling.iter().cloned());
+        assert_eq!(
+            g_on.mutants, drawn,
+            "the same sample, then the drawn mutants"
+        );
+        for t in &g_on.tests {
+            for m in &g_on.settling {
+                assert!(
+                    on.execution(t, &Target::Mutant(m.clone())).is_some(),
+                    "{t} x {m}"
+                );
+            }
+        }
+        assert_eq!(g_on.fitness_decided, Some(true), "{g_on:#?}");
+        let lines = explain_cut(&on, 0).unwrap().lines;
+        let n = g_on.settling.len();
+        assert!(
+            lines.iter().any(|l| l
+                == &format!(
+                    "the sample's {n} mutants left the cut tied: {n} more were drawn and their \
+                     kills decided it"
+                )),
+            "{lines:#?}"
+        );
+        let lines = explain_cut(&off, 0).unwrap().lines;
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("kill different mutants, as many each")
+                    || l.contains("no mutant tells them apart")
+                    || l.contains("none tells them apart")),
+            "{lines:#?}"
+        );
     }
 }

@@ -155,7 +155,7 @@ fn never_ran(
         }
     };
     let mutant_part = match (with_mutant.is_empty(), doc.config.reach) {
-        (true, crate::engine::MutantReach::Reached) => {
+        (true, r) if r.traced() => {
             let reach = doc
                 .pool
                 .iter()

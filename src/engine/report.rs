@@ -60,6 +60,9 @@ pub fn report(doc: &SessionDoc) -> Value {
             if let Some(reach) = &g.reach {
                 v["reach"] = json!(reach);
             }
+            if !g.settling.is_empty() {
+                v["settling"] = json!(g.settling);
+            }
             // What the user's acts at the gate made of the cut, as every screen shows it.
             if !doc.counting_acts(g.index).is_empty() {
                 v["going_on"] = json!(doc.parents(g.index));
@@ -149,6 +152,16 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutants_requested": doc.config.mutants,
         "mutant_kinds": pool.map(|p| &p.kinds),
         "mutant_reach": doc.config.reach.to_string(),
+        "settle_ties": doc.config.settle_ties,
+        "trivially_equivalent": pool.and_then(|p| p.tce.as_ref().map(|t| (t, p.mutants.len()))).map(|(t, kept)| json!({
+            "python": t.python,
+            "skipped": t.skipped,
+            "compared": t.compared,
+            "equivalent": t.equivalent(),
+            "duplicates": t.duplicates(),
+            "by_kind": t.by_kind().iter().map(|(k, (e, d))| (k.to_string(), json!({"equivalent": e, "duplicates": d}))).collect::<BTreeMap<_, _>>(),
+            "summary": t.summary(kept),
+        })),
         "executions_total": doc.executions.len(),
         "rescues": rescues,
         "timeouts": timeouts,

@@ -284,6 +284,10 @@ pub struct Generation {
     /// on `c_old` and mutants it cannot, by kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reach: Option<ReachCounts>,
+    /// Mutants drawn after the sample left tests tied across the cut (`--settle-ties`), to
+    /// let mutation decide it; they are also in `mutants`, after the sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settling: Vec<MutantId>,
 }
 
 /// Where the state machine stands. Each variant is the step that runs next.

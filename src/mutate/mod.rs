@@ -1,10 +1,14 @@
 //! Rule-based code mutants of the focal functions (paper III-C, Table I).
 
 pub mod diff;
+pub mod equivalence;
 pub mod generate;
+pub mod pool;
 pub mod sites;
 pub mod types;
 
+pub use equivalence::drop_trivially_equivalent;
 pub use generate::{MutateError, generate};
+pub use pool::{POOL_CAP, PoolSpec, make_pool};
 pub use sites::{Candidate, candidate_sites, candidate_sites_in};
 pub use types::*;

@@ -133,6 +133,10 @@ pub struct MutantPool {
     /// SHA-256 of each focal file's original content, so a resumed session can tell that the
     /// repository changed under it.
     pub file_hashes: BTreeMap<String, String>,
+    /// The trivially equivalent and duplicate mutants left out of `mutants` (`None`: a
+    /// session from before the check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tce: Option<Tce>,
 }
 
 /// The pool's size against `m` in words a reader takes at face value: with every operator
@@ -153,4 +157,30 @@ pub fn pool_words(count: usize, requested: usize, exhausted: bool) -> String {
             }
         )
     }
+}
+
+/// What trivial compiler equivalence (`equivalence`) did to a pool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tce {
+    /// The interpreter that compiled the functions (`3.11.2`); empty when none did.
+    pub python: String,
+    /// Why nothing was compared, when nothing was (no interpreter, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Mutants compiled (the others are kept unexamined).
+    pub compared: usize,
+    /// Dropped mutants, in pool order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+}
+
+/// A mutant that was not kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dropped {
+    pub id: String,
+    pub kind: MutantKind,
+    /// `None`: its code is the original's (trivially equivalent); `Some(id)`: the earlier
+    /// mutant whose code it has (a duplicate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<String>,
 }

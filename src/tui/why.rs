@@ -99,6 +99,11 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> 
     if let Some(r) = &doc.generations[g].reach {
         out.push(reach_counts(g, r));
     }
+    if let Some(pool) = &doc.pool
+        && let Some(tce) = &pool.tce
+    {
+        out.push(tce.summary(pool.mutants.len()));
+    }
     out.push(
         "Enter runs the pair again now under a line tracer: which lines of the mutated file \
          the test runs"

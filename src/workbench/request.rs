@@ -259,6 +259,10 @@ pub struct RunOptions {
     /// repository's pytest configuration asks for is missing, a dependency cannot be
     /// imported); the report says so. Without it the run stops at once, naming the error.
     pub keep_going: bool,
+    /// Run trivially equivalent and duplicate mutants too.
+    pub keep_equivalent_mutants: bool,
+    /// Draw more mutants when a generation's sample leaves the cut tied (default on).
+    pub settle_ties: bool,
 }
 
 impl Default for RunOptions {
@@ -310,6 +314,8 @@ impl Default for RunOptions {
             pass_env: vec![],
             allow_empty_issue: false,
             keep_going: false,
+            keep_equivalent_mutants: false,
+            settle_ties: true,
         }
     }
 }
@@ -574,6 +580,8 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         operators: a.operators,
         pass_env,
         keep_going: a.keep_going,
+        keep_equivalent_mutants: a.keep_equivalent_mutants,
+        settle_ties: a.settle_ties,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
