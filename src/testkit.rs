@@ -106,6 +106,26 @@ pub fn finished_session() -> SessionDoc {
     scripted_run(&cands, config)
 }
 
+/// Four tests failing on `c_old`, each killing the mutants whose content hash starts with
+/// one of its digits, with `--mutants 16`: generation 0's first sample ties two of them
+/// across the cut and the mutants drawn to settle it tell them apart.
+pub const TIED_CANDIDATES: [(&str, &str); 4] = [
+    ("test_a.py", "# FAILS KILLS 01234567\ndef test_a(): pass\n"),
+    ("test_b.py", "# FAILS KILLS 012389ab\ndef test_b(): pass\n"),
+    ("test_c.py", "# FAILS KILLS 89abcdef\ndef test_c(): pass\n"),
+    ("test_d.py", "# FAILS KILLS 4567cdef\ndef test_d(): pass\n"),
+];
+
+/// The scripted run of `TIED_CANDIDATES`, with tie settling on or off.
+pub fn tied_session(settle_ties: bool) -> SessionDoc {
+    let cfg = RunConfig {
+        settle_ties,
+        mutants: 16,
+        ..config(SelectionStrategy::Mutation)
+    };
+    scripted_run(&TIED_CANDIDATES, cfg)
+}
+
 /// A whole run of the scripted engine (scripted results by `answer`, no Python, no model)
 /// of `candidates` (file name, source) on a small function with real mutants, to its end.
 pub fn scripted_run(candidates: &[(&str, &str)], config: RunConfig) -> SessionDoc {

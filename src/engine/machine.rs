@@ -1194,27 +1194,10 @@ fn step_name(p: &Phase) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::config::RunConfig;
     use crate::engine::explain::explain_cut;
-    use crate::testkit::{config, scripted_run};
-
-    /// Four tests failing on `c_old`, each killing the mutants whose content hash starts
-    /// with one of its digits: the first sample ties two of them across the cut, and the
-    /// mutants drawn after it tell them apart.
-    const TIED: [(&str, &str); 4] = [
-        ("test_a.py", "# FAILS KILLS 01234567\ndef test_a(): pass\n"),
-        ("test_b.py", "# FAILS KILLS 012389ab\ndef test_b(): pass\n"),
-        ("test_c.py", "# FAILS KILLS 89abcdef\ndef test_c(): pass\n"),
-        ("test_d.py", "# FAILS KILLS 4567cdef\ndef test_d(): pass\n"),
-    ];
 
     fn run(settle_ties: bool) -> SessionDoc {
-        let cfg = RunConfig {
-            settle_ties,
-            mutants: 16,
-            ..config(SelectionStrategy::Mutation)
-        };
-        scripted_run(&TIED, cfg)
+        crate::testkit::tied_session(settle_ties)
     }
 
     #[test]

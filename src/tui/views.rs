@@ -882,8 +882,13 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                 (Some(by), kept) => format!(", cut {} -> {kept} by {by}", gen_.tests.len()),
                 (None, _) => ", not cut yet".into(),
             };
+            // Mutants drawn after the sample tied the cut: how many (their cells say which).
+            let settling = match gen_.settling.len() {
+                0 => String::new(),
+                n => format!("; {n} drawn for a tie"),
+            };
             format!(
-                " Grid: generation {} of {} ([ ]){cut} | {} x {} ({}{}) ",
+                " Grid: generation {} of {} ([ ]){cut} | {} x {} ({}{}{settling}) ",
                 g.generation,
                 s.doc.generations.len(),
                 g.tests.len(),
@@ -916,6 +921,14 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
             lines.push(Line::from(vec![
                 Span::styled(format!("{test} x {} ", mu.id), t.style(Role::Title)),
                 Span::styled(format!("{} ", cell.name()), t.style(grid::role(cell))),
+                Span::styled(
+                    if s.doc.generations[g].settling.contains(&mu.id) {
+                        "(drawn for a tie) "
+                    } else {
+                        ""
+                    },
+                    t.style(Role::Key),
+                ),
                 Span::styled(
                     format!("{} {}:{} {}", mu.kind, mu.file, mu.line, mu.function),
                     t.style(Role::Dim),
@@ -1365,6 +1378,44 @@ mod tests {
         }
         update(&mut s, Action::Help);
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
+    }
+
+    /// A generation whose sample tied its cut: the grid's title counts the mutants drawn to
+    /// settle it, and a cell of one of them says so.
+    #[test]
+    fn the_grid_names_the_mutants_drawn_for_a_tie() {
+        let l = looks();
+        let keymap = Keymap::load(None).unwrap();
+        let doc = crate::testkit::tied_session(true);
+        let (sample, settling) = {
+            let g = &doc.generations[0];
+            (g.mutants.len() - g.settling.len(), g.settling.len())
+        };
+        let mut s = State::new(Arc::new(doc), true, help_len(&keymap));
+        update(
+            &mut s,
+            Action::Resize {
+                width: 120,
+                height: 36,
+            },
+        );
+        update(&mut s, Action::Grid);
+        while s.shown_generation() != Some(0) {
+            update(&mut s, Action::PrevGeneration);
+        }
+        let text = format!("{}", drawn(&s, &l).backend());
+        assert!(
+            text.contains(&format!("; {settling} drawn for a tie)")),
+            "{text}"
+        );
+        // Walking every column: exactly the drawn mutants' cells say so.
+        let mut marked = 0;
+        for _ in 0..sample + settling {
+            let text = format!("{}", drawn(&s, &l).backend());
+            marked += usize::from(text.contains("(drawn for a tie)"));
+            update(&mut s, Action::Right);
+        }
+        assert_eq!(marked, settling);
     }
 
     /// At 80x24 the help is longer than its overlay: it says where it is and the moving keys

@@ -95,6 +95,10 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> 
     let sample = &doc.generations[g].mutants;
     if !sample.contains(&m.id) {
         out.push(format!("(not in generation {g}'s sample)"));
+    } else if doc.generations[g].settling.contains(&m.id) {
+        out.push(format!(
+            "(drawn after generation {g}'s sample left its cut tied, to let mutation decide)"
+        ));
     }
     if let Some(r) = &doc.generations[g].reach {
         out.push(reach_counts(g, r));
