@@ -727,14 +727,7 @@ mod tests {
             settling: vec![],
         };
         let facts = TestFacts::of_generation(&doc, &g);
-        let c = &doc.config;
-        let params = SelectionParams {
-            strategy: c.selection,
-            fitness: c.fitness,
-            rescue_tiebreak: c.rescue_tiebreak,
-            seed: c.seed,
-            generation: 0,
-        };
+        let params = SelectionParams::of(&doc.config, 0);
         let s = selection::select(&facts, survivors(ids.len()), params);
         g.ranking = s.ranking;
         g.selected = s.selected;

@@ -395,40 +395,48 @@ impl Engine {
         from.into_iter().take(gen_.mutants.len().max(1)).collect()
     }
 
-    /// When generation `g`'s sample leaves tests tied across the cut (fitness could not
-    /// choose), more mutants are drawn once (`settling_sample`) and every test of the
-    /// generation runs on them, so that mutation, not a tie-break, decides where it can. The
-    /// drawn mutants join the generation's sample and are named in `settling`.
+    /// When generation `g`'s sample leaves tests tied across the cut under `scores` (fitness
+    /// could not choose), more mutants are drawn once (`settling_sample`) and every test of
+    /// the generation runs on them, so that mutation, not a tie-break, decides where it can.
+    /// The drawn mutants join the generation's sample and are named in `settling`. Whether
+    /// any were drawn, so that the scores are to be made again.
     async fn settle_tie(
         &mut self,
         g: usize,
+        scores: &BTreeMap<TestId, TestScore>,
         progress: &mut StepProgress,
-    ) -> Result<(), EngineError> {
+    ) -> Result<bool, EngineError> {
         let cfg = &self.doc.config;
         if !cfg.settle_ties || cfg.selection != SelectionStrategy::Mutation {
-            return Ok(());
+            return Ok(false);
         }
         let gen_ = self.generation(g)?.clone();
         if !gen_.settling.is_empty() {
             // Drawn before a stop: what of it has not run yet runs now.
-            let tests = gen_.tests.clone();
-            return self.execute_mutants(g, &tests, &tests, progress).await;
+            self.execute_mutants(g, &gen_.tests, &gen_.tests, progress)
+                .await?;
+            return Ok(true);
         }
-        let facts = TestFacts::of_generation(&self.doc, &gen_);
-        let s = selection::select(&facts, survivors(facts.len()), self.selection_params(g));
+        let scored = Generation {
+            scores: scores.clone(),
+            ..gen_.clone()
+        };
+        let facts = TestFacts::of_generation(&self.doc, &scored);
+        let params = SelectionParams::of(cfg, g);
+        let s = selection::select(&facts, survivors(facts.len()), params);
         let Some(tie) = s.tie_break.filter(|_| !s.fitness_decided) else {
-            return Ok(());
+            return Ok(false);
         };
         let extra = self.settling_sample(&gen_, &tie.tied);
         if extra.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let mut mutants = gen_.mutants.clone();
         mutants.extend(extra.iter().cloned());
         let (executions, _) = self.workload(&gen_.tests, &mutants, u64::MAX);
         self.emit(Event::TieSettling {
             generation: g,
-            tied: tie.tied.clone(),
+            tied: tie.tied,
             mutants: extra.len(),
         });
         progress.total += executions - gen_.executions;
@@ -436,19 +444,9 @@ impl Engine {
         gm.mutants = mutants;
         gm.executions = executions;
         gm.settling = extra;
-        let tests = gen_.tests.clone();
-        self.execute_mutants(g, &tests, &tests, progress).await
-    }
-
-    fn selection_params(&self, g: usize) -> SelectionParams {
-        let cfg = &self.doc.config;
-        SelectionParams {
-            strategy: cfg.selection,
-            fitness: cfg.fitness,
-            rescue_tiebreak: cfg.rescue_tiebreak,
-            seed: cfg.seed,
-            generation: g,
-        }
+        self.execute_mutants(g, &gen_.tests, &gen_.tests, progress)
+            .await?;
+        Ok(true)
     }
 
     /// Executions `tests` x (baselines + `mutants`) needs, and how many of them had run by
@@ -749,11 +747,11 @@ impl Engine {
         }
         self.execute_mutants(g, &tests, &tests, &mut progress)
             .await?;
+        let mut scores = self.score_generation(self.generation(g)?);
+        if self.settle_tie(g, &scores, &mut progress).await? {
+            scores = self.score_generation(self.generation(g)?);
+        }
         let gen_ = self.generation(g)?.clone();
-        self.doc.generations[g].scores = self.score_generation(&gen_);
-        self.settle_tie(g, &mut progress).await?;
-        let gen_ = self.generation(g)?.clone();
-        let scores = self.score_generation(&gen_);
         self.check_force_failure(&gen_, &scores);
         for (t, sc) in &scores {
             let msg = format!(
@@ -1010,7 +1008,7 @@ impl Engine {
         let gen_ = self.generation(g)?.clone();
         let facts = TestFacts::of_generation(&self.doc, &gen_);
         let cfg = &self.doc.config;
-        let params = self.selection_params(g);
+        let params = SelectionParams::of(cfg, g);
         let keep = survivors(facts.len());
         let mut s = selection::select(&facts, keep, params);
         if cfg.selection == SelectionStrategy::Llm {
@@ -1195,14 +1193,11 @@ fn step_name(p: &Phase) -> &'static str {
 mod tests {
     use super::*;
     use crate::engine::explain::explain_cut;
-
-    fn run(settle_ties: bool) -> SessionDoc {
-        crate::testkit::tied_session(settle_ties)
-    }
+    use crate::testkit::tied_session;
 
     #[test]
     fn a_tie_the_sample_leaves_is_settled_by_more_mutants_run_on_every_test() {
-        let (off, on) = (run(false), run(true));
+        let (off, on) = (tied_session(false), tied_session(true));
         let (g_off, g_on) = (&off.generations[0], &on.generations[0]);
         assert_eq!(
             g_off.fitness_decided,

@@ -5,7 +5,7 @@
 //! `mutation` then ranks by kills; when kills cannot separate the cut, rescues break the tie,
 //! then the Otter rules. Every decision records which strategy made it.
 
-use super::config::{CutRule, FitnessRule, SelectionStrategy};
+use super::config::{CutRule, FitnessRule, RunConfig, SelectionStrategy};
 use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use crate::rng::Rng;
@@ -69,6 +69,19 @@ pub struct SelectionParams {
     pub rescue_tiebreak: bool,
     pub seed: u64,
     pub generation: usize,
+}
+
+impl SelectionParams {
+    /// The parameters a run's configuration gives generation `generation`'s cut.
+    pub fn of(cfg: &RunConfig, generation: usize) -> Self {
+        Self {
+            strategy: cfg.selection,
+            fitness: cfg.fitness,
+            rescue_tiebreak: cfg.rescue_tiebreak,
+            seed: cfg.seed,
+            generation,
+        }
+    }
 }
 
 /// The Otter selector's category (paper IV-A): assertion failures first, then other
