@@ -163,8 +163,16 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
 
     // Undo takes the edit back; an added test joins.
     wb.send(Command::Act(ActRequest::Undo));
-    until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
+    let undo = until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
     assert_eq!(wb.snapshot().parents(0), ["t1"]);
+    // The undo says which act it took back, in words, wherever acts are listed.
+    let Event::Acted { act } = undo else {
+        unreachable!()
+    };
+    assert_eq!(
+        act.kind.describe(),
+        format!("undid \"edited t1 into {}\"", new.id)
+    );
     wb.send(Command::Act(ActRequest::Add {
         name: "test_mine.py".into(),
         source: "# FAILS mine\ndef test_mine(): pass\n".into(),

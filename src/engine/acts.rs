@@ -114,7 +114,10 @@ impl Engine {
                 ActKind::Pin { test }
             }
             ActRequest::Undo => match self.doc.last_undoable(g) {
-                Some(i) => ActKind::Undo { undone: i },
+                Some(i) => ActKind::Undo {
+                    undone: i,
+                    what: Some(self.doc.acts[i].kind.describe()),
+                },
                 None => return refused("nothing to undo at this gate".into()),
             },
         };
@@ -190,16 +193,20 @@ impl SessionDoc {
             .unwrap_or_default()
     }
 
-    /// The acts at gate `g` that still count (not undone), in the order done.
-    pub fn counting_acts(&self, g: usize) -> Vec<&Act> {
-        let undone: Vec<usize> = self
-            .acts
+    /// The indices (in `acts`) of the acts an undo took back.
+    fn undone_acts(&self) -> Vec<usize> {
+        self.acts
             .iter()
             .filter_map(|a| match a.kind {
-                ActKind::Undo { undone } => Some(undone),
+                ActKind::Undo { undone, .. } => Some(undone),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// The acts at gate `g` that still count (not undone), in the order done.
+    pub fn counting_acts(&self, g: usize) -> Vec<&Act> {
+        let undone = self.undone_acts();
         self.acts
             .iter()
             .enumerate()
@@ -256,14 +263,7 @@ impl SessionDoc {
 
     /// The last act at gate `g` that still counts and can be undone.
     fn last_undoable(&self, g: usize) -> Option<usize> {
-        let undone: Vec<usize> = self
-            .acts
-            .iter()
-            .filter_map(|a| match a.kind {
-                ActKind::Undo { undone } => Some(undone),
-                _ => None,
-            })
-            .collect();
+        let undone = self.undone_acts();
         self.acts.iter().enumerate().rev().find_map(|(i, a)| {
             let undoable = matches!(
                 a.kind,

@@ -62,7 +62,11 @@ impl ActKind {
             ActKind::Edit { test, new_test } => format!("edited {test} into {new_test}"),
             ActKind::Add { new_test } => format!("added {new_test}"),
             ActKind::Pin { test } => format!("pinned {test} as the final test"),
-            ActKind::Undo { undone } => format!("undid act {}", undone + 1),
+            ActKind::Undo {
+                what: Some(what), ..
+            } => format!("undid \"{what}\""),
+            // Sessions from before undos said what they took back.
+            ActKind::Undo { undone, what: None } => format!("undid act {}", undone + 1),
             ActKind::Continue => "continued".to_string(),
         }
     }
@@ -90,8 +94,13 @@ pub enum ActKind {
     Add { new_test: TestId },
     /// The run ends with this test as its final test.
     Pin { test: TestId },
-    /// Act number `undone` (its index in `SessionDoc::acts`) no longer counts.
-    Undo { undone: usize },
+    /// Act number `undone` (its index in `SessionDoc::acts`) no longer counts; `what` is
+    /// that act in words (`vetoed t3`), for every place that lists the acts of one gate.
+    Undo {
+        undone: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        what: Option<String>,
+    },
     /// Past the gate: the crossover runs with the curated parents.
     Continue,
 }
