@@ -41,14 +41,14 @@ pub fn docker_cfg(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> DockerCo
     }
 }
 
-pub fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize) -> LocalExecutor {
+pub fn local(repo: &Path, pythonpath: Vec<String>, jobs: usize, warm: bool) -> LocalExecutor {
     LocalExecutor::new(LocalConfig {
         repo: repo.to_path_buf(),
         python: "/usr/bin/python3".into(),
         pythonpath,
         jobs,
         isolation: Wanted::default(),
-        warm: false,
+        warm,
         pass_env: vec![],
     })
     .unwrap()

@@ -1,6 +1,6 @@
 # Shortcut: pytest's `get_config` prepared in the zygote, one for each set of blocked plugins.
 # Checked against cold runs by tests/warm.rs:
-# warm_and_cold_runs_log_the_same_on_every_example (every bundled example's runs, under
+# warm_and_cold_runs_log_the_same_on_<example> (every bundled example's runs, under
 # pytest 9 and Debian's pytest 7).
 import gc
 import os

@@ -1,6 +1,6 @@
 # Shortcut: inspect's map from files to modules filled in the zygote.
 # Checked against cold runs by tests/warm.rs:
-# warm_and_cold_runs_log_the_same_on_every_example (every traceback pytest shows looks its
+# warm_and_cold_runs_log_the_same_on_<example> (every traceback pytest shows looks its
 # entries' modules up in it).
 
 

@@ -2,7 +2,7 @@
 # imported in the zygote for the next runs, and watched for changes.
 # Checked against cold runs by tests/warm.rs:
 # a_library_edited_while_the_interpreter_lives_is_seen_as_a_cold_run_sees_it (a library the
-# zygote holds edited, then removed) and warm_and_cold_runs_log_the_same_on_every_example.
+# zygote holds edited, then removed) and warm_and_cold_runs_log_the_same_on_<example>.
 import gc
 import os
 import sys

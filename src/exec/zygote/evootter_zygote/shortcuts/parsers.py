@@ -1,6 +1,6 @@
 # Shortcut: pytest 7's argparse parser reused while its options are unchanged.
 # Checked against cold runs by tests/warm.rs:
-# warm_and_cold_runs_log_the_same_on_every_example, which runs every bundled example under
+# warm_and_cold_runs_log_the_same_on_<example>, which runs every bundled example under
 # Debian's pytest 7 as well (newer pytests have no parser to reuse).
 
 

@@ -1,6 +1,6 @@
 # Shortcut: re's cache of compiled patterns filled in the zygote with what children compiled.
 # Checked against cold runs by tests/warm.rs:
-# warm_and_cold_runs_log_the_same_on_every_example (the patterns of pytest, its plugins and
+# warm_and_cold_runs_log_the_same_on_<example> (the patterns of pytest, its plugins and
 # the examples' libraries, learned from earlier runs; a pattern that warns is never kept).
 import gc
 import json
