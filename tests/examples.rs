@@ -3,6 +3,21 @@
 use crate::common;
 use common::*;
 
+/// The long tests that take one example each (warm against cold, the full workflow over
+/// HTTP) are written per name: a new example must be added to them.
+#[test]
+fn every_bundled_example_is_named_for_the_per_example_tests() {
+    let bundled: Vec<String> = examples()
+        .iter()
+        .map(|e| e.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        bundled, EXAMPLES,
+        "name the new example in tests/common's EXAMPLES and give it its tests in warm.rs \
+         and workflow_http.rs"
+    );
+}
+
 #[test]
 fn golden_test_is_f2p_by_eval_on_every_example() {
     let examples = examples();

@@ -80,26 +80,8 @@ async fn agree(
     (c, w)
 }
 
-/// The bundled examples the equality tests below cover, one test each: four tests of a
-/// quarter of the work share the test threads where one long test held one to the end.
-const EXAMPLES: [&str; 4] = [
-    "billcycle_proration",
-    "envconf_errors",
-    "ministats_missing",
-    "pagekit_orphans",
-];
-
-#[test]
-fn every_bundled_example_has_its_warm_and_cold_equality_test() {
-    let bundled: Vec<String> = examples()
-        .iter()
-        .map(|e| e.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(bundled, EXAMPLES, "add a test below for each new example");
-}
-
 async fn warm_and_cold_runs_log_the_same_on(example: &str) {
-    let ex = root().join("examples").join(example);
+    let ex = common::example(example);
     for python in interpreters() {
         same_warm_and_cold(&python, &ex).await;
     }

@@ -52,198 +52,208 @@ fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::proces
 }
 
 #[test]
-fn full_workflow_over_http_on_every_example() {
-    let examples = examples();
-    assert!(examples.len() >= 4, "expected at least 4 bundled examples");
-    for (i, ex) in examples.iter().enumerate() {
-        let wire = if i % 2 == 0 {
-            Wire::Anthropic
-        } else {
-            Wire::OpenAi
-        };
-        let inst = evootter::instance::Instance::load(ex).unwrap();
-        let before = fingerprint(&inst.repo);
-        let tmp = tempfile::tempdir().unwrap();
-        let out_dir = tmp.path().join("out");
-        let o = run_over_http(ex, wire, &out_dir, &tmp.path().join("cache"));
-        let name = ex.display();
-        assert_eq!(before, fingerprint(&inst.repo), "run modified {name}");
-        assert!(!text(&o).contains(KEY));
-        let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(
-            stdout.contains("model calls: ") && stdout.contains("cost $"),
-            "{stdout}"
-        );
+fn full_workflow_over_http_on_billcycle_proration() {
+    full_workflow_over_http(EXAMPLES[0], Wire::Anthropic);
+}
 
-        let r = read_json(&out_dir.join("report.json"));
-        let s = read_json(&out_dir.join("session.json"));
-        for key in [
-            "final_test",
-            "generations",
-            "mutants_total",
-            "mutant_kinds",
-            "executions_total",
-            "rescues",
-            "timeouts",
-            "wall_seconds",
-            "execution_seconds_sum",
-            "jobs",
-            "f2p",
-            "llm_calls",
-            "tokens",
-            "cost_usd",
-        ] {
-            assert!(r.get(key).is_some(), "{name}: report lacks {key}");
-        }
-        assert_eq!(r["f2p"]["f2p"], true, "{name}: {r:#}");
-        assert!(r["notes"].as_array().unwrap().is_empty(), "{name}: {r:#}");
+#[test]
+fn full_workflow_over_http_on_envconf_errors() {
+    full_workflow_over_http(EXAMPLES[1], Wire::OpenAi);
+}
 
-        // BaseBRT: one call per step; the localized functions became the focal functions.
-        let by_step = &r["llm_calls"]["by_step"];
-        for step in BASEBRT_STEPS {
-            assert_eq!(by_step[step], 1, "{name} {step}: {by_step:#}");
-        }
-        let focal: Vec<String> = s["inputs"]["focal"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                format!(
-                    "{}::{}",
-                    f["file"].as_str().unwrap(),
-                    f["qualname"].as_str().unwrap()
-                )
-            })
-            .collect();
-        let expected: Vec<String> = inst.focal.iter().map(|f| f.to_string()).collect();
-        assert_eq!(focal, expected, "{name}");
-        assert_eq!(s["tests"]["t1"]["origin"]["kind"], "generated");
+#[test]
+fn full_workflow_over_http_on_ministats_missing() {
+    full_workflow_over_http(EXAMPLES[2], Wire::Anthropic);
+}
 
-        // The evolution's budget (paper III-D): with n = 8, two crossovers and at most five
-        // calls for selection and crossover together.
-        assert_eq!(by_step["crossover"], 2, "{name}");
-        let select = by_step["select"].as_u64().unwrap_or(0);
-        assert!(select <= 3, "{name}");
-        // Real token counts from the wire, priced from the built-in table.
-        assert!(r["tokens"]["input"].as_u64().unwrap() > 1000, "{name}");
-        assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{name}");
-        // Per step: calls, tokens and cost add up to the run's totals.
-        let steps = r["llm_steps"].as_object().unwrap();
-        let sum = |k: &str| -> f64 { steps.values().map(|v| v[k].as_f64().unwrap()).sum() };
-        assert_eq!(sum("calls"), r["llm_calls"]["total"].as_f64().unwrap());
-        assert_eq!(sum("input_tokens"), r["tokens"]["input"].as_f64().unwrap());
-        assert!((sum("cost_usd") - r["cost_usd"].as_f64().unwrap()).abs() < 1e-5);
+#[test]
+fn full_workflow_over_http_on_pagekit_orphans() {
+    full_workflow_over_http(EXAMPLES[3], Wire::OpenAi);
+}
 
-        let gens = r["generations"].as_array().unwrap();
-        let sizes: Vec<usize> = gens
-            .iter()
-            .map(|g| g["tests"].as_array().unwrap().len())
-            .collect();
-        assert_eq!(
-            sizes,
-            vec![8, 4, 2],
-            "{name}: 8 tests halve in 3 generations"
-        );
-        // The offspring of generation g are the population of generation g + 1.
-        for w in gens.windows(2) {
-            assert_eq!(w[0]["offspring"], w[1]["tests"], "{name}");
-        }
-        for g in gens {
-            assert!(g["selected_by"].is_string());
-            assert!(g["fitness_decided"].is_boolean());
-            let scores = g["scores"].as_object().unwrap();
-            assert_eq!(scores.len(), g["tests"].as_array().unwrap().len());
-        }
-        // Mutant samples double, and are discriminating (the default): each generation runs
-        // `mutants_for(..)` of the mutants its own tests execute on c_old, those that tell its
-        // competing tests apart first. Its tests are the offspring, which may reach other lines than
-        // their parents, so a sample need not contain the previous one.
-        let samples: Vec<Vec<String>> = gens
-            .iter()
-            .map(|g| {
-                g["mutants"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|m| m.as_str().unwrap().to_string())
-                    .collect()
-            })
-            .collect();
-        for w in samples.windows(2) {
-            assert!(w[1].len() >= w[0].len(), "{name}");
-        }
-        let doc = evootter::engine::SessionDoc::load(&out_dir.join("session.json")).unwrap();
-        assert_eq!(
-            doc.config.reach,
-            evootter::engine::MutantReach::Discriminate
-        );
-        let pool: Vec<&evootter::mutate::Mutant> =
-            doc.pool.iter().flat_map(|p| p.mutants.iter()).collect();
-        let mut order: Vec<String> = pool.iter().map(|m| m.id.clone()).collect();
-        evootter::rng::Rng::derived(doc.config.seed, "mutant-sample").shuffle(&mut order);
-        let spans = evootter::engine::reach::spans(pool.iter().copied(), |f| {
-            std::fs::read_to_string(doc.inputs.repo.join(f)).ok()
-        });
-        for (g, sample) in doc.generations.iter().zip(&samples) {
-            let (reached, _) = evootter::engine::reach::reached(&doc, &g.tests, &order, &spans);
-            let k = evootter::engine::halving::mutants_for(
-                g.tests.len(),
-                doc.config.mutants,
-                reached.len(),
-            );
-            // Discriminating: of those, the mutants that best tell the competitors apart.
-            let competitors = evootter::engine::reach::competitors(&doc, &g.tests);
-            let drawn =
-                evootter::engine::reach::discriminating(&doc, &competitors, reached, &spans, k);
-            assert_eq!(
-                sample[..k],
-                drawn[..k],
-                "{name}: generation {}'s sample",
-                g.index
-            );
-            // Then the mutants drawn to settle a tie at its cut, if any: none of the sample.
-            assert_eq!(
-                sample[k..],
-                g.settling[..],
-                "{name}: generation {}",
-                g.index
-            );
-            assert!(g.settling.iter().all(|m| !sample[..k].contains(m)));
-        }
+fn full_workflow_over_http(name: &str, wire: Wire) {
+    let ex = &example(name);
+    let inst = evootter::instance::Instance::load(ex).unwrap();
+    let before = fingerprint(&inst.repo);
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let o = run_over_http(ex, wire, &out_dir, &tmp.path().join("cache"));
+    let name = ex.display();
+    assert_eq!(before, fingerprint(&inst.repo), "run modified {name}");
+    assert!(!text(&o).contains(KEY));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("model calls: ") && stdout.contains("cost $"),
+        "{stdout}"
+    );
 
-        // final.patch adds exactly the final test and applies to a clean copy.
-        let final_test = std::path::PathBuf::from(r["final_test"].as_str().unwrap());
-        assert!(final_test.is_file(), "final test file written");
-        let copy = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("cp")
-            .arg("-r")
-            .arg(format!("{}/.", inst.repo.display()))
-            .arg(copy.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let apply = std::process::Command::new("git")
-            .args(["apply", "--check", "-v"])
-            .arg(out_dir.join("final.patch"))
-            .current_dir(copy.path())
-            .output()
-            .unwrap();
-        assert!(apply.status.success(), "final.patch: {}", text(&apply));
-
-        // No execution ran twice: one record per (test content, target).
-        let execs = s["executions"].as_object().unwrap();
-        let seqs: std::collections::BTreeSet<u64> =
-            execs.values().map(|e| e["seq"].as_u64().unwrap()).collect();
-        assert_eq!(seqs.len(), execs.len());
-        assert_eq!(
-            r["executions_total"].as_u64().unwrap() as usize,
-            execs.len()
-        );
-
-        let stored = std::fs::read_to_string(out_dir.join("session.json")).unwrap()
-            + &std::fs::read_to_string(out_dir.join("report.json")).unwrap();
-        assert!(!stored.contains(KEY), "{name}: the key is never stored");
+    let r = read_json(&out_dir.join("report.json"));
+    let s = read_json(&out_dir.join("session.json"));
+    for key in [
+        "final_test",
+        "generations",
+        "mutants_total",
+        "mutant_kinds",
+        "executions_total",
+        "rescues",
+        "timeouts",
+        "wall_seconds",
+        "execution_seconds_sum",
+        "jobs",
+        "f2p",
+        "llm_calls",
+        "tokens",
+        "cost_usd",
+    ] {
+        assert!(r.get(key).is_some(), "{name}: report lacks {key}");
     }
+    assert_eq!(r["f2p"]["f2p"], true, "{name}: {r:#}");
+    assert!(r["notes"].as_array().unwrap().is_empty(), "{name}: {r:#}");
+
+    // BaseBRT: one call per step; the localized functions became the focal functions.
+    let by_step = &r["llm_calls"]["by_step"];
+    for step in BASEBRT_STEPS {
+        assert_eq!(by_step[step], 1, "{name} {step}: {by_step:#}");
+    }
+    let focal: Vec<String> = s["inputs"]["focal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}::{}",
+                f["file"].as_str().unwrap(),
+                f["qualname"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let expected: Vec<String> = inst.focal.iter().map(|f| f.to_string()).collect();
+    assert_eq!(focal, expected, "{name}");
+    assert_eq!(s["tests"]["t1"]["origin"]["kind"], "generated");
+
+    // The evolution's budget (paper III-D): with n = 8, two crossovers and at most five
+    // calls for selection and crossover together.
+    assert_eq!(by_step["crossover"], 2, "{name}");
+    let select = by_step["select"].as_u64().unwrap_or(0);
+    assert!(select <= 3, "{name}");
+    // Real token counts from the wire, priced from the built-in table.
+    assert!(r["tokens"]["input"].as_u64().unwrap() > 1000, "{name}");
+    assert!(r["cost_usd"].as_f64().unwrap() > 0.0, "{name}");
+    // Per step: calls, tokens and cost add up to the run's totals.
+    let steps = r["llm_steps"].as_object().unwrap();
+    let sum = |k: &str| -> f64 { steps.values().map(|v| v[k].as_f64().unwrap()).sum() };
+    assert_eq!(sum("calls"), r["llm_calls"]["total"].as_f64().unwrap());
+    assert_eq!(sum("input_tokens"), r["tokens"]["input"].as_f64().unwrap());
+    assert!((sum("cost_usd") - r["cost_usd"].as_f64().unwrap()).abs() < 1e-5);
+
+    let gens = r["generations"].as_array().unwrap();
+    let sizes: Vec<usize> = gens
+        .iter()
+        .map(|g| g["tests"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(
+        sizes,
+        vec![8, 4, 2],
+        "{name}: 8 tests halve in 3 generations"
+    );
+    // The offspring of generation g are the population of generation g + 1.
+    for w in gens.windows(2) {
+        assert_eq!(w[0]["offspring"], w[1]["tests"], "{name}");
+    }
+    for g in gens {
+        assert!(g["selected_by"].is_string());
+        assert!(g["fitness_decided"].is_boolean());
+        let scores = g["scores"].as_object().unwrap();
+        assert_eq!(scores.len(), g["tests"].as_array().unwrap().len());
+    }
+    // Mutant samples double, and are discriminating (the default): each generation runs
+    // `mutants_for(..)` of the mutants its own tests execute on c_old, those that tell its
+    // competing tests apart first. Its tests are the offspring, which may reach other lines than
+    // their parents, so a sample need not contain the previous one.
+    let samples: Vec<Vec<String>> = gens
+        .iter()
+        .map(|g| {
+            g["mutants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    for w in samples.windows(2) {
+        assert!(w[1].len() >= w[0].len(), "{name}");
+    }
+    let doc = evootter::engine::SessionDoc::load(&out_dir.join("session.json")).unwrap();
+    assert_eq!(
+        doc.config.reach,
+        evootter::engine::MutantReach::Discriminate
+    );
+    let pool: Vec<&evootter::mutate::Mutant> =
+        doc.pool.iter().flat_map(|p| p.mutants.iter()).collect();
+    let mut order: Vec<String> = pool.iter().map(|m| m.id.clone()).collect();
+    evootter::rng::Rng::derived(doc.config.seed, "mutant-sample").shuffle(&mut order);
+    let spans = evootter::engine::reach::spans(pool.iter().copied(), |f| {
+        std::fs::read_to_string(doc.inputs.repo.join(f)).ok()
+    });
+    for (g, sample) in doc.generations.iter().zip(&samples) {
+        let (reached, _) = evootter::engine::reach::reached(&doc, &g.tests, &order, &spans);
+        let k = evootter::engine::halving::mutants_for(
+            g.tests.len(),
+            doc.config.mutants,
+            reached.len(),
+        );
+        // Discriminating: of those, the mutants that best tell the competitors apart.
+        let competitors = evootter::engine::reach::competitors(&doc, &g.tests);
+        let drawn = evootter::engine::reach::discriminating(&doc, &competitors, reached, &spans, k);
+        assert_eq!(
+            sample[..k],
+            drawn[..k],
+            "{name}: generation {}'s sample",
+            g.index
+        );
+        // Then the mutants drawn to settle a tie at its cut, if any: none of the sample.
+        assert_eq!(
+            sample[k..],
+            g.settling[..],
+            "{name}: generation {}",
+            g.index
+        );
+        assert!(g.settling.iter().all(|m| !sample[..k].contains(m)));
+    }
+
+    // final.patch adds exactly the final test and applies to a clean copy.
+    let final_test = std::path::PathBuf::from(r["final_test"].as_str().unwrap());
+    assert!(final_test.is_file(), "final test file written");
+    let copy = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(format!("{}/.", inst.repo.display()))
+        .arg(copy.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let apply = std::process::Command::new("git")
+        .args(["apply", "--check", "-v"])
+        .arg(out_dir.join("final.patch"))
+        .current_dir(copy.path())
+        .output()
+        .unwrap();
+    assert!(apply.status.success(), "final.patch: {}", text(&apply));
+
+    // No execution ran twice: one record per (test content, target).
+    let execs = s["executions"].as_object().unwrap();
+    let seqs: std::collections::BTreeSet<u64> =
+        execs.values().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs.len(), execs.len());
+    assert_eq!(
+        r["executions_total"].as_u64().unwrap() as usize,
+        execs.len()
+    );
+
+    let stored = std::fs::read_to_string(out_dir.join("session.json")).unwrap()
+        + &std::fs::read_to_string(out_dir.join("report.json")).unwrap();
+    assert!(!stored.contains(KEY), "{name}: the key is never stored");
 }
 
 /// A model-written test that prints its environment and a key it finds in a file of the

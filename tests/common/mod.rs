@@ -28,6 +28,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The bundled examples by name, for the long tests that take one example each (so the test
+/// threads share them where one test over all held a thread to the end).
+/// `examples::every_bundled_example_is_named_for_the_per_example_tests` keeps it whole.
+pub const EXAMPLES: [&str; 4] = [
+    "billcycle_proration",
+    "envconf_errors",
+    "ministats_missing",
+    "pagekit_orphans",
+];
+
+pub fn example(name: &str) -> PathBuf {
+    root().join("examples").join(name)
+}
+
 pub fn examples() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
         .unwrap()
