@@ -182,8 +182,10 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
                 "examples/envconf_errors",
                 "--jobs",
                 "2",
+                // Samples of 2, 4 and 8 mutants: 90 executions, every step of a run; more
+                // repeat what the per-example equality tests compare.
                 "--mutants",
-                "10",
+                "4",
             ])
             .args(["--executor", executor])
             .arg("--out")
