@@ -25,6 +25,7 @@ mod providers;
 mod reach;
 mod resume;
 mod reuse;
+mod scope;
 mod sealed;
 mod show;
 mod structure;

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Args;
-use evootter::mutate::{self, Operators};
+use evootter::mutate::{self, MutantScope, Operators};
 use evootter::python::FocalFunction;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +34,10 @@ pub struct MutantsArgs {
     /// The interpreter that compiles the mutants for that check. Default: python3 on PATH.
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
+    /// widened: when the focal functions yield fewer than M mutants, also their callees'
+    /// and callers' in the same files | focal (as `run --mutant-scope`).
+    #[arg(long, default_value = "widened", value_name = "widened|focal")]
+    mutant_scope: MutantScope,
 }
 
 pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
@@ -55,6 +59,7 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         whole: false,
         python: python.as_deref(),
         check_equivalence: !a.keep_equivalent_mutants,
+        scope: a.mutant_scope,
     })
     .with_context(|| format!("making mutants in {}", a.repo.display()))?;
     if a.json {
@@ -63,19 +68,21 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|m| {
                 serde_json::json!({"id": m.id, "kind": m.kind, "file": m.file,
-                    "function": m.function, "line": m.line, "diff": m.diff})
+                    "function": m.function, "line": m.line, "diff": m.diff, "scope": m.scope})
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
     } else {
         for m in &pool.mutants {
             println!(
-                "{}  {:<21} {}:{} in {}  `{}` -> `{}`",
+                "{}  {:<21} {}:{} in {}{}  `{}` -> `{}`",
                 m.id,
                 m.kind.as_str(),
                 m.file,
                 m.line,
                 m.function,
+                m.scope
+                    .map_or(String::new(), |s| format!(" ({})", s.as_str())),
                 one_line(&m.original),
                 one_line(&m.replacement)
             );

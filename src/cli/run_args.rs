@@ -220,6 +220,12 @@ pub struct RunArgs {
     /// competitors, and the generation runs on them first.
     #[arg(long)]
     pub no_settle_ties: bool,
+    /// Which functions the mutants come from: widened (the focal functions and, when they
+    /// yield fewer than M mutants, the functions they call and that call them in the same
+    /// files, each such mutant marked `callee` or `caller`) | focal (the focal functions
+    /// only, as the paper). Default: widened.
+    #[arg(long, value_name = "widened|focal")]
+    pub mutant_scope: Option<evootter::engine::MutantScope>,
 }
 
 impl From<RunArgs> for RunOptions {
@@ -273,6 +279,7 @@ impl From<RunArgs> for RunOptions {
             keep_going: a.keep_going,
             keep_equivalent_mutants: a.keep_equivalent_mutants,
             settle_ties: !a.no_settle_ties,
+            mutant_scope: a.mutant_scope.unwrap_or(d.mutant_scope),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The knobs of one run, stored in the session so a resumed run behaves exactly as it started.
 
-pub use crate::mutate::Operators;
+pub use crate::mutate::{MutantScope, Operators};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -201,6 +201,15 @@ pub struct RunConfig {
     /// before it existed read `false` and resume as they ran.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub settle_ties: bool,
+    /// Which functions the pool is made from: the focal ones, or also their callees and
+    /// callers when the focal functions yield fewer than `mutants`. Sessions from before it
+    /// existed read `focal` and resume as they ran.
+    #[serde(default, skip_serializing_if = "is_focal")]
+    pub mutant_scope: MutantScope,
+}
+
+fn is_focal(s: &MutantScope) -> bool {
+    *s == MutantScope::Focal
 }
 
 /// A run with nothing asked for: what `RunOptions::default()` makes of a repository with
@@ -236,6 +245,7 @@ impl Default for RunConfig {
             keep_going: false,
             keep_equivalent_mutants: false,
             settle_ties: true,
+            mutant_scope: MutantScope::Widened,
         }
     }
 }
@@ -284,6 +294,10 @@ impl MutantReach {
     }
 }
 
+cli_enum!(MutantScope, "mutant scope", [
+    "focal" => MutantScope::Focal,
+    "widened" => MutantScope::Widened,
+]);
 cli_enum!(MutantReach, "sampling", [
     "all" => MutantReach::All,
     "reached" => MutantReach::Reached,

@@ -62,7 +62,13 @@ pub fn mutation_report(doc: &SessionDoc) -> Value {
             .entry(m.file.clone())
             .or_insert_with(|| json!({"language": "python", "source": src, "mutants": []}));
         if let Some(a) = entry["mutants"].as_array_mut() {
-            a.push(json!({
+            let scope = m.scope.map(|s| {
+                format!(
+                    "a mutant of a {} of the focal functions (the pool widened)",
+                    s.as_str()
+                )
+            });
+            let mut record = json!({
                 "id": m.id,
                 "mutatorName": m.kind.as_str(),
                 "replacement": m.replacement,
@@ -72,7 +78,11 @@ pub fn mutation_report(doc: &SessionDoc) -> Value {
                 "killedBy": killed,
                 "coveredBy": covered,
                 "testsCompleted": covered.len(),
-            }));
+            });
+            if let Some(d) = scope {
+                record["description"] = d.into();
+            }
+            a.push(record);
         }
     }
     let mut test_files: BTreeMap<String, Value> = BTreeMap::new();

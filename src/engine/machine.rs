@@ -248,6 +248,7 @@ impl Engine {
             whole: cfg.reach != MutantReach::All,
             python: python.as_deref(),
             check_equivalence: !cfg.keep_equivalent_mutants,
+            scope: cfg.mutant_scope,
         })?;
         if let Some(tce) = &pool.tce
             && (tce.skipped.is_some() || !tce.dropped.is_empty())
@@ -260,10 +261,30 @@ impl Engine {
             exhausted: pool.exhausted,
             kinds: pool.kinds.clone(),
         });
+        let widened = pool.widened();
+        if !widened.is_empty() {
+            let each: Vec<String> = widened
+                .iter()
+                .map(|(s, n)| format!("{n} of {}s", s.as_str()))
+                .collect();
+            self.note(format!(
+                "the focal functions yield {} mutants, fewer than the {} asked: the pool adds {} \
+                 in the same files (marked callee or caller; --mutant-scope focal keeps to the \
+                 focal functions)",
+                pool.focal_count(),
+                pool.requested,
+                each.join(" and ")
+            ));
+        }
         if pool.mutants.len() < pool.requested {
             let msg = format!(
-                "the focal functions yield only {} unique mutants of the {} asked for; the halving \
-                 schedule uses {} (add focal functions with --focal for a larger pool)",
+                "the focal functions {}yield only {} unique mutants of the {} asked for; the \
+                 halving schedule uses {} (add focal functions with --focal for a larger pool)",
+                if widened.is_empty() {
+                    ""
+                } else {
+                    "and their callees and callers "
+                },
                 pool.mutants.len(),
                 pool.requested,
                 pool.mutants.len()

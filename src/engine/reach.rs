@@ -453,6 +453,7 @@ mod tests {
             original: SRC[start..end].into(),
             replacement: String::new(),
             diff: String::new(),
+            scope: None,
         }
     }
 

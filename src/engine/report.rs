@@ -153,6 +153,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutant_kinds": pool.map(|p| &p.kinds),
         "mutant_reach": doc.config.reach.to_string(),
         "settle_ties": doc.config.settle_ties,
+        "mutant_scope": doc.config.mutant_scope.as_str(),
+        "widened": pool.map(|p| p.widened()),
         "trivially_equivalent": pool.and_then(|p| p.tce.as_ref().map(|t| (t, p.mutants.len()))).map(|(t, kept)| json!({
             "python": t.python,
             "skipped": t.skipped,

@@ -224,6 +224,7 @@ mod tests {
             original: from.into(),
             replacement: to.into(),
             diff: String::new(),
+            scope: None,
         }
     }
 

@@ -143,6 +143,7 @@ pub fn generate(
             original: candidate.original,
             replacement: candidate.replacement,
             diff: String::new(),
+            scope: None,
         };
         let mutated = mutant.apply(source);
         let reparsed = reparse_spliced(

@@ -4,11 +4,13 @@ pub mod diff;
 pub mod equivalence;
 pub mod generate;
 pub mod pool;
+pub mod scope;
 pub mod sites;
 pub mod types;
 
 pub use equivalence::drop_trivially_equivalent;
 pub use generate::{MutateError, generate};
 pub use pool::{POOL_CAP, PoolSpec, make_pool};
+pub use scope::{MutantScope, Scope, neighbours};
 pub use sites::{Candidate, candidate_sites, candidate_sites_in};
 pub use types::*;

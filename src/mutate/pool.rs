@@ -1,10 +1,12 @@
 //! The pool a run samples from: every mutant the focal functions yield (up to a cap), less
-//! the trivially equivalent and duplicate ones, cut to `m` when only `m` are wanted. The
-//! engine's Mutate step and `evootter mutants` make it the same way.
+//! the trivially equivalent and duplicate ones, cut to `m` when only `m` are wanted, and
+//! widened to the focal functions' callees and callers when the focal functions yield fewer
+//! than `m` (`scope`). The engine's Mutate step and `evootter mutants` make it the same way.
 
 use super::equivalence::drop_trivially_equivalent;
 use super::generate::{MutateError, generate};
-use super::types::{MutantPool, Operators};
+use super::scope::{MutantScope, neighbours};
+use super::types::{Mutant, MutantPool, Operators, Tce};
 use crate::python::FocalFunction;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -27,6 +29,7 @@ pub struct PoolSpec<'a> {
     /// `check_equivalence` keeps every mutant and says why.
     pub python: Option<&'a Path>,
     pub check_equivalence: bool,
+    pub scope: MutantScope,
 }
 
 pub fn make_pool(s: PoolSpec<'_>) -> Result<MutantPool, MutateError> {
@@ -40,14 +43,12 @@ pub fn make_pool(s: PoolSpec<'_>) -> Result<MutantPool, MutateError> {
         s.seed,
         s.operators,
     )?;
-    if s.check_equivalence {
-        let (kept, tce) =
-            drop_trivially_equivalent(s.repo, std::mem::take(&mut pool.mutants), s.python);
-        pool.mutants = kept;
-        pool.tce = Some(tce);
-    }
+    keep_distinct(&s, &mut pool.mutants, &mut pool.tce);
     if !s.whole {
         pool.mutants.truncate(s.mutants);
+    }
+    if s.scope == MutantScope::Widened && pool.mutants.len() < s.mutants {
+        widen(&s, &mut pool)?;
     }
     pool.requested = s.mutants;
     pool.exhausted = pool.mutants.len() < s.mutants;
@@ -56,4 +57,56 @@ pub fn make_pool(s: PoolSpec<'_>) -> Result<MutantPool, MutateError> {
         *pool.kinds.entry(m.kind).or_insert(0) += 1;
     }
     Ok(pool)
+}
+
+/// `mutants` less the trivially equivalent and duplicate ones (when asked), the check's
+/// account merged into `tce`.
+fn keep_distinct(s: &PoolSpec<'_>, mutants: &mut Vec<Mutant>, tce: &mut Option<Tce>) {
+    if !s.check_equivalence {
+        return;
+    }
+    let (kept, found) = drop_trivially_equivalent(s.repo, std::mem::take(mutants), s.python);
+    *mutants = kept;
+    match tce {
+        None => *tce = Some(found),
+        Some(t) => {
+            t.compared += found.compared;
+            t.dropped.extend(found.dropped);
+        }
+    }
+}
+
+/// The focal functions' neighbours' mutants after the focal ones, each marked with its
+/// scope: up to twice `m` of them when the whole pool is sampled from (reach-aware sampling
+/// then runs only those the tests execute), else up to `m` in all. A focal mutant's code is
+/// never a neighbour's (they change different functions), so duplicates are looked for
+/// among the neighbours' own.
+fn widen(s: &PoolSpec<'_>, pool: &mut MutantPool) -> Result<(), MutateError> {
+    let near = neighbours(s.repo, s.focal)?;
+    if near.is_empty() {
+        return Ok(());
+    }
+    let (functions, scopes): (Vec<_>, Vec<_>) = near.into_iter().unzip();
+    let wanted = if s.whole {
+        2 * s.mutants
+    } else {
+        s.mutants - pool.mutants.len()
+    };
+    let mut more = generate(
+        s.repo,
+        &functions,
+        wanted.max(POOL_CAP),
+        s.seed,
+        s.operators,
+    )?;
+    keep_distinct(s, &mut more.mutants, &mut pool.tce);
+    more.mutants.truncate(wanted);
+    for m in &mut more.mutants {
+        m.scope = functions
+            .iter()
+            .position(|f| f.file == m.file && f.qualname == m.function)
+            .map(|i| scopes[i]);
+    }
+    pool.mutants.extend(more.mutants);
+    Ok(())
 }

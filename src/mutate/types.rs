@@ -105,6 +105,10 @@ pub struct Mutant {
     pub replacement: String,
     /// Unified diff (`--- a/FILE` / `+++ b/FILE`) that `git apply` accepts at the repo root.
     pub diff: String,
+    /// A mutant of a focal function's callee or caller (the widened scope); `None`: of a
+    /// focal function.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<super::scope::Scope>,
 }
 
 impl Mutant {
@@ -137,6 +141,23 @@ pub struct MutantPool {
     /// session from before the check).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tce: Option<Tce>,
+}
+
+impl MutantPool {
+    /// How many mutants of the focal functions' callees and callers the pool holds, per
+    /// scope (empty: none, the focal functions yielded enough).
+    pub fn widened(&self) -> BTreeMap<super::scope::Scope, usize> {
+        let mut out = BTreeMap::new();
+        for s in self.mutants.iter().filter_map(|m| m.scope) {
+            *out.entry(s).or_insert(0) += 1;
+        }
+        out
+    }
+
+    /// Of the focal functions only.
+    pub fn focal_count(&self) -> usize {
+        self.mutants.iter().filter(|m| m.scope.is_none()).count()
+    }
 }
 
 /// The pool's size against `m` in words a reader takes at face value: with every operator

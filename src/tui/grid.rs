@@ -137,6 +137,18 @@ impl Widget for GridWidget<'_> {
                     .and_then(|p| p.mutants.iter().find(|x| &x.id == m))
                     .map_or('?', |m| kind_letter(m.kind)),
             };
+            // A mutant of a callee or caller (the widened scope) has its kind underlined.
+            let widened = match s.cache.widened.get(grid.cols[j]) {
+                Some(w) if s.cache.generation == g => *w,
+                _ => pool
+                    .and_then(|p| p.mutants.iter().find(|x| &x.id == m))
+                    .is_some_and(|m| m.scope.is_some()),
+            };
+            let style = if widened {
+                style.add_modifier(Modifier::UNDERLINED)
+            } else {
+                style
+            };
             buf.set_string(x, area.y + 3, kind.to_string(), style);
         }
         buf.set_string(area.x, area.y + 3, "test c fit", header);

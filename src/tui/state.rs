@@ -169,6 +169,9 @@ pub struct CellCache {
     pub killed_by: Vec<usize>,
     /// Each mutant's kind, in the same order.
     pub kinds: Vec<MutantKind>,
+    /// Whether each mutant is of a focal function's callee or caller (the widened scope),
+    /// in the same order.
+    pub widened: Vec<bool>,
     /// Per cell, whether its test executes the mutant's lines on `c_old` (`None`: unknown,
     /// the run was not traced or the span not found).
     reached: Vec<Option<bool>>,
@@ -233,15 +236,22 @@ impl CellCache {
                 }
             }
         }
-        let kinds = gen_
+        let pooled: Vec<Option<&crate::mutate::Mutant>> = gen_
             .mutants
             .iter()
             .map(|m| {
                 doc.pool
                     .as_ref()
                     .and_then(|p| p.mutants.iter().find(|x| &x.id == m))
-                    .map_or(MutantKind::ForceFailure, |x| x.kind)
             })
+            .collect();
+        let kinds = pooled
+            .iter()
+            .map(|x| x.map_or(MutantKind::ForceFailure, |x| x.kind))
+            .collect();
+        let widened = pooled
+            .iter()
+            .map(|x| x.is_some_and(|x| x.scope.is_some()))
             .collect();
         Self {
             generation: g,
@@ -249,6 +259,7 @@ impl CellCache {
             cells,
             killed_by,
             kinds,
+            widened,
             reached,
             fates: gen_.tests.iter().map(|t| fate_of(doc, g, t)).collect(),
             test_index: gen_

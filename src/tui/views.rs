@@ -427,13 +427,14 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
 
 /// What the grid's letters mean, as the help shows it (lines short enough for an 80-column
 /// terminal's overlay: the help does not wrap, so its length is known and it scrolls).
-const GRID_HELP: [&str; 7] = [
+const GRID_HELP: [&str; 8] = [
     "  c: the test on c_old (P passes, F fails, E errors, T hangs)",
     "  fit: its fitness, the mutants it kills",
     "  under each mutant's number its kind:",
     "    a binary arithmetic, u unary arithmetic, r relational,",
     "    l logical, n not, c constant, v return value,",
-    "    = assignment, f force failure",
+    "    = assignment, f force failure; underlined: the mutant",
+    "    is of a callee or caller (the pool widened)",
     "  killed by: how many tests kill the mutant",
 ];
 
@@ -887,6 +888,13 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                 0 => String::new(),
                 n => format!("; {n} drawn for a tie"),
             };
+            // Mutants of the focal functions' callees and callers (their kinds underlined).
+            let settling = match s.cache.widened.iter().filter(|w| **w).count() {
+                n if n > 0 && s.cache.generation == g.generation => {
+                    format!("{settling}; {n} widened")
+                }
+                _ => settling,
+            };
             format!(
                 " Grid: generation {} of {} ([ ]){cut} | {} x {} ({}{}{settling}) ",
                 g.generation,
@@ -930,7 +938,15 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                     t.style(Role::Key),
                 ),
                 Span::styled(
-                    format!("{} {}:{} {}", mu.kind, mu.file, mu.line, mu.function),
+                    format!(
+                        "{} {}:{} {}{}",
+                        mu.kind,
+                        mu.file,
+                        mu.line,
+                        mu.function,
+                        mu.scope
+                            .map_or(String::new(), |sc| format!(" (scope: {})", sc.as_str()))
+                    ),
                     t.style(Role::Dim),
                 ),
             ]));
@@ -1304,6 +1320,7 @@ mod tests {
     use crate::tui::update::update;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
+    use ratatui::style::Modifier;
     use std::sync::Arc;
 
     struct Looks {
@@ -1416,6 +1433,58 @@ mod tests {
             update(&mut s, Action::Right);
         }
         assert_eq!(marked, settling);
+    }
+
+    /// Mutants of a callee or caller (a widened pool): their kind letters are underlined,
+    /// the title counts them, the cell line names the scope; the others look as before.
+    #[test]
+    fn the_grid_marks_the_mutants_of_a_widened_pool() {
+        let l = looks();
+        let keymap = Keymap::load(None).unwrap();
+        let plain = crate::testkit::tied_session(true);
+        let mut widened = plain.clone();
+        let picked: Vec<String> = widened.generations[0].mutants[..2].to_vec();
+        for m in &mut widened.pool.as_mut().unwrap().mutants {
+            if picked.contains(&m.id) {
+                m.scope = Some(crate::mutate::Scope::Caller);
+            }
+        }
+        let grid = |doc: &crate::engine::SessionDoc| {
+            let mut s = State::new(Arc::new(doc.clone()), true, help_len(&keymap));
+            update(
+                &mut s,
+                Action::Resize {
+                    width: 120,
+                    height: 36,
+                },
+            );
+            update(&mut s, Action::Grid);
+            while s.shown_generation() != Some(0) {
+                update(&mut s, Action::PrevGeneration);
+            }
+            s
+        };
+        let underlined = |s: &State| {
+            drawn(s, &l)
+                .backend()
+                .buffer()
+                .content()
+                .iter()
+                .filter(|c| c.modifier.contains(Modifier::UNDERLINED))
+                .count()
+        };
+        let (p, mut w) = (grid(&plain), grid(&widened));
+        assert_eq!(underlined(&w), underlined(&p) + 2);
+        let text = format!("{}", drawn(&w, &l).backend());
+        assert!(text.contains("; 2 widened)"), "{text}");
+        assert!(!format!("{}", drawn(&p, &l).backend()).contains("widened"));
+        let mut named = 0;
+        for _ in 0..widened.generations[0].mutants.len() {
+            named +=
+                usize::from(format!("{}", drawn(&w, &l).backend()).contains("(scope: caller)"));
+            update(&mut w, Action::Right);
+        }
+        assert_eq!(named, 2);
     }
 
     /// At 80x24 the help is longer than its overlay: it says where it is and the moving keys

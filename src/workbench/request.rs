@@ -263,6 +263,9 @@ pub struct RunOptions {
     pub keep_equivalent_mutants: bool,
     /// Draw more mutants when a generation's sample leaves the cut tied (default on).
     pub settle_ties: bool,
+    /// Widen the pool to the focal functions' callees and callers when they yield fewer
+    /// than `mutants` (default), or keep it to the focal functions.
+    pub mutant_scope: crate::engine::MutantScope,
 }
 
 impl Default for RunOptions {
@@ -316,6 +319,7 @@ impl Default for RunOptions {
             keep_going: false,
             keep_equivalent_mutants: false,
             settle_ties: true,
+            mutant_scope: base.mutant_scope,
         }
     }
 }
@@ -582,6 +586,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         keep_going: a.keep_going,
         keep_equivalent_mutants: a.keep_equivalent_mutants,
         settle_ties: a.settle_ties,
+        mutant_scope: a.mutant_scope,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
