@@ -13,6 +13,8 @@ Configurations (each a part of issue 26 switched off, against the default):
   reached        --sampling reached --no-settle-ties (reach-aware only, the earlier default)
   all            --sampling all --no-settle-ties (the whole pool, as the paper samples)
   keep-equiv     --keep-equivalent-mutants
+  focal-scope    --mutant-scope focal (no callee or caller mutants when the focal functions
+                 yield fewer than m; the same runs as the default where they yield enough)
 
 Per run: cuts fitness decided alone of all cuts, tied cuts (the rest: rescues, the model or
 the rules decided), rescues found ((test, mutant) pairs where a test failing on c_old passes
@@ -34,6 +36,7 @@ CONFIGS = {
     "reached": ["--sampling", "reached", "--no-settle-ties"],
     "all": ["--sampling", "all", "--no-settle-ties"],
     "keep-equiv": ["--keep-equivalent-mutants"],
+    "focal-scope": ["--mutant-scope", "focal"],
 }
 
 
@@ -54,6 +57,7 @@ def figures(out: pathlib.Path) -> dict:
         "executions": sum(len(g["tests"]) * len(g["mutants"]) for g in gens),
         "f2p": bool((r.get("f2p") or {}).get("f2p")),
         "pool": len(s["pool"]["mutants"]),
+        "widened": sum(1 for m in s["pool"]["mutants"] if m.get("scope")),
         "dropped": len(tce.get("dropped", [])),
         "final": pathlib.Path(r["final_test"] or "-").name,
     }
@@ -75,7 +79,7 @@ def main() -> int:
     keys = ("cuts", "fitness", "rescues", "executions", "f2p", "dropped")
     totals = {c: dict.fromkeys(keys + ("runs",), 0) for c in configs}
     print(f"{'instance':22} {'seed':>4} {'config':13} {'fitness':>8} {'tied':>5} {'rescues':>7} "
-          f"{'executions':>10} {'pool':>5} {'dropped':>7} {'F2P':>4}  final test")
+          f"{'executions':>10} {'pool':>7} {'dropped':>7} {'F2P':>4}  final test")
     for name in names:
         for seed in seeds:
             prev = None
@@ -90,12 +94,14 @@ def main() -> int:
                     print(p.stderr, file=sys.stderr)
                     return 1
                 f = figures(out)
+                # A widened pool as focal + callees and callers.
+                pool = f"{f['pool'] - f['widened']}+{f['widened']}" if f["widened"] else str(f["pool"])
                 for k in keys:
                     totals[c][k] += f[k]
                 totals[c]["runs"] += 1
                 print(f"{name:22} {seed:>4} {c:13} {str(f['fitness']) + '/' + str(f['cuts']):>8} "
                       f"{f['cuts'] - f['fitness']:>5} {f['rescues']:>7} {f['executions']:>10} "
-                      f"{f['pool']:>5} {f['dropped']:>7} {'yes' if f['f2p'] else 'no':>4}  {f['final']}",
+                      f"{pool:>7} {f['dropped']:>7} {'yes' if f['f2p'] else 'no':>4}  {f['final']}",
                       flush=True)
                 prev = out / "session.json"
     print()

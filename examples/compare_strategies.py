@@ -8,6 +8,7 @@ golden patch, and how many cuts fitness decided alone, then a summary per config
 
 usage: python3 examples/compare_strategies.py [--bin target/release/evootter] [--seeds 1,2,3]
                                               [--operators all|table-i] [--sampling discriminate|reached|all]
+                                              [--mutant-scope widened|focal]
                                               [--out DIR] [EXAMPLE ...]
 """
 import argparse
@@ -33,6 +34,7 @@ def main() -> int:
     ap.add_argument("--operators", default="all", help="the mutant pool: all | table-i")
     ap.add_argument("--sampling", "--mutant-reach", dest="sampling", default="discriminate",
                     help="sampling: discriminate | reached | all")
+    ap.add_argument("--mutant-scope", default="widened", help="widened | focal")
     ap.add_argument("--out", default="/tmp/evootter-compare")
     ap.add_argument("examples", nargs="*")
     a = ap.parse_args()
@@ -47,7 +49,7 @@ def main() -> int:
                 out = pathlib.Path(a.out) / name / f"s{seed}" / cname
                 cmd = [a.bin, "run", "--instance", str(here / name), "--start", "candidates", "--seed", str(seed),
                        "--out", str(out), "--force", "--operators", a.operators,
-                       "--sampling", a.sampling, *flags]
+                       "--sampling", a.sampling, "--mutant-scope", a.mutant_scope, *flags]
                 if prev:
                     cmd += ["--reuse-executions", str(prev)]
                 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -118,7 +118,7 @@ async fn coverage_through_the_executors_reports_what_coverage_run_reports() {
     let mut compared = 0;
     // Changed lines, covered by coverage.py's reading, covered by the line tracer's.
     let mut figures = vec![];
-    for ex in examples() {
+    for ex in executor_examples() {
         let inst = Instance::load(&ex).unwrap();
         let patch_path = inst.golden_patch.clone().unwrap();
         let patch = std::fs::read_to_string(&patch_path).unwrap();

@@ -29,7 +29,7 @@ async fn docker_and_local_runs_log_the_same_on_every_example() {
     }
     let _gate = GATE.read().await;
     let (mut local_time, mut docker_time, mut runs) = (Duration::ZERO, [Duration::ZERO; 2], [0; 2]);
-    for (n, ex) in examples().into_iter().enumerate() {
+    for (n, ex) in executor_examples().into_iter().enumerate() {
         let inst = Instance::load(&ex).unwrap();
         let pool =
             evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();

@@ -229,7 +229,7 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
             namespaces: false,
         },
     ];
-    for ex in examples() {
+    for ex in executor_examples() {
         let inst = Instance::load(&ex).unwrap();
         let pool =
             evootter::mutate::generate(&inst.repo, &inst.focal, 20, 1, Default::default()).unwrap();

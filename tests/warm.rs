@@ -89,22 +89,22 @@ async fn warm_and_cold_runs_log_the_same_on(example: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_billcycle_proration() {
-    warm_and_cold_runs_log_the_same_on(EXAMPLES[0]).await;
+    warm_and_cold_runs_log_the_same_on(EXECUTOR_EXAMPLES[0]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_envconf_errors() {
-    warm_and_cold_runs_log_the_same_on(EXAMPLES[1]).await;
+    warm_and_cold_runs_log_the_same_on(EXECUTOR_EXAMPLES[1]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_ministats_missing() {
-    warm_and_cold_runs_log_the_same_on(EXAMPLES[2]).await;
+    warm_and_cold_runs_log_the_same_on(EXECUTOR_EXAMPLES[2]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn warm_and_cold_runs_log_the_same_on_pagekit_orphans() {
-    warm_and_cold_runs_log_the_same_on(EXAMPLES[3]).await;
+    warm_and_cold_runs_log_the_same_on(EXECUTOR_EXAMPLES[3]).await;
 }
 
 async fn same_warm_and_cold(python: &Path, ex: &Path) {

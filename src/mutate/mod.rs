@@ -11,6 +11,6 @@ pub mod types;
 pub use equivalence::drop_trivially_equivalent;
 pub use generate::{MutateError, generate};
 pub use pool::{POOL_CAP, PoolSpec, make_pool};
-pub use scope::{MutantScope, Scope, neighbours};
+pub use scope::neighbours;
 pub use sites::{Candidate, candidate_sites, candidate_sites_in};
 pub use types::*;

@@ -5,8 +5,8 @@
 
 use super::equivalence::drop_trivially_equivalent;
 use super::generate::{MutateError, generate};
-use super::scope::{MutantScope, neighbours};
-use super::types::{Mutant, MutantPool, Operators, Tce};
+use super::scope::neighbours;
+use super::types::{Mutant, MutantPool, MutantScope, Operators, Tce};
 use crate::python::FocalFunction;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,5 @@
-//! The widened scope (issue 26): when the focal functions are too small to yield the mutants
+//! The widened scope (issue 26; the `Scope` of a mutant and the `MutantScope` of a run are
+//! data, in `types`): when the focal functions are too small to yield the mutants
 //! a generation needs, the functions next to them join the pool. A focal function of three
 //! lines gives a handful of mutants that every failing test kills alike, so every cut ties;
 //! the functions it calls and the functions that call it are where failing tests part ways.
@@ -10,52 +11,11 @@
 //! then keeps the neighbours' mutants that the tests' `c_old` runs execute.
 
 use super::generate::MutateError;
+use super::types::Scope;
 use crate::python::{FocalFunction, FunctionSite, functions_in, parse};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
 use tree_sitter::Node;
-
-/// Where a mutant's function stands to the focal functions. A mutant of a focal function has
-/// none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// A function a focal function calls (or reads as a property).
-    Callee,
-    /// A function that calls a focal function.
-    Caller,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Callee => "callee",
-            Scope::Caller => "caller",
-        }
-    }
-}
-
-/// Which functions the pool is made from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MutantScope {
-    /// The focal functions only (the paper's scope).
-    #[default]
-    Focal,
-    /// The focal functions, and their callees and callers in the focal files when the focal
-    /// functions yield fewer mutants than `m`.
-    Widened,
-}
-
-impl MutantScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MutantScope::Focal => "focal",
-            MutantScope::Widened => "widened",
-        }
-    }
-}
 
 /// The callees and callers of `focal` in the focal files, each once (a function both is a
 /// callee), in file then source order. Focal functions are never neighbours.

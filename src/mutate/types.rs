@@ -85,6 +85,47 @@ pub enum Operators {
     All,
 }
 
+/// Where a mutant's function stands to the focal functions. A mutant of a focal function has
+/// none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// A function a focal function calls (or reads as a property).
+    Callee,
+    /// A function that calls a focal function.
+    Caller,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Callee => "callee",
+            Scope::Caller => "caller",
+        }
+    }
+}
+
+/// Which functions the pool is made from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutantScope {
+    /// The focal functions only (the paper's scope).
+    #[default]
+    Focal,
+    /// The focal functions, and their callees and callers in the focal files when the focal
+    /// functions yield fewer mutants than `m`.
+    Widened,
+}
+
+impl MutantScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutantScope::Focal => "focal",
+            MutantScope::Widened => "widened",
+        }
+    }
+}
+
 /// One code mutant: a single byte-range replacement in one file of the repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mutant {
@@ -108,7 +149,7 @@ pub struct Mutant {
     /// A mutant of a focal function's callee or caller (the widened scope); `None`: of a
     /// focal function.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<super::scope::Scope>,
+    pub scope: Option<Scope>,
 }
 
 impl Mutant {
@@ -146,7 +187,7 @@ pub struct MutantPool {
 impl MutantPool {
     /// How many mutants of the focal functions' callees and callers the pool holds, per
     /// scope (empty: none, the focal functions yielded enough).
-    pub fn widened(&self) -> BTreeMap<super::scope::Scope, usize> {
+    pub fn widened(&self) -> BTreeMap<Scope, usize> {
         let mut out = BTreeMap::new();
         for s in self.mutants.iter().filter_map(|m| m.scope) {
             *out.entry(s).or_insert(0) += 1;

@@ -31,12 +31,28 @@ pub fn root() -> PathBuf {
 /// The bundled examples by name, for the long tests that take one example each (so the test
 /// threads share them where one test over all held a thread to the end).
 /// `examples::every_bundled_example_is_named_for_the_per_example_tests` keeps it whole.
-pub const EXAMPLES: [&str; 4] = [
+pub const EXAMPLES: [&str; 5] = [
+    "billcycle_proration",
+    "envconf_errors",
+    "invoicekit_rounding",
+    "ministats_missing",
+    "pagekit_orphans",
+];
+
+/// The examples the executors are compared on (warm and cold, Docker and local, sandboxed
+/// or not, coverage): their layouts and failure kinds differ (src and flat layouts, a
+/// conftest, assertion, exception and import failures). `invoicekit_rounding` adds a
+/// selection case (a small focal function, a wrong expectation), not an execution one.
+pub const EXECUTOR_EXAMPLES: [&str; 4] = [
     "billcycle_proration",
     "envconf_errors",
     "ministats_missing",
     "pagekit_orphans",
 ];
+
+pub fn executor_examples() -> Vec<PathBuf> {
+    EXECUTOR_EXAMPLES.iter().map(|n| example(n)).collect()
+}
 
 pub fn example(name: &str) -> PathBuf {
     root().join("examples").join(name)
