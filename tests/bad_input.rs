@@ -131,16 +131,15 @@ fn table_i_mutants_are_a_subset_of_all_with_their_ids() {
     let dir = tempfile::tempdir().unwrap();
     let repo = tiny_repo(dir.path());
     let ids = |ops: &str| -> Vec<(String, String)> {
-        let o = bin()
-            .args(["mutants", "--repo", repo.to_str().unwrap()])
-            .args(["--focal", "calc/ops.py::clamp", "--count", "1000"])
-            .args(["--json", "--operators", ops])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", text(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        v.as_array()
-            .unwrap()
+        let args = [
+            "--focal",
+            "calc/ops.py::clamp",
+            "--count",
+            "1000",
+            "--operators",
+            ops,
+        ];
+        mutants_json(&repo, &args)
             .iter()
             .map(|m| (m["id"].to_string(), m["diff"].to_string()))
             .collect()

@@ -35,17 +35,11 @@ fn nums_repo(dir: &Path) -> PathBuf {
 
 /// `evootter mutants --json` of `halve`, as (function, scope) per mutant.
 fn pool(repo: &Path, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
-    let o = bin()
-        .args(["mutants", "--repo"])
-        .arg(repo)
-        .args(["--focal", "lib/nums.py::halve", "--json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v.as_array()
-        .unwrap()
+    let args: Vec<&str> = ["--focal", "lib/nums.py::halve"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    mutants_json(repo, &args)
         .iter()
         .map(|m| {
             (

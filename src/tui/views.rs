@@ -1397,18 +1397,9 @@ mod tests {
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
     }
 
-    /// A generation whose sample tied its cut: the grid's title counts the mutants drawn to
-    /// settle it, and a cell of one of them says so.
-    #[test]
-    fn the_grid_names_the_mutants_drawn_for_a_tie() {
-        let l = looks();
-        let keymap = Keymap::load(None).unwrap();
-        let doc = crate::testkit::tied_session(true);
-        let (sample, settling) = {
-            let g = &doc.generations[0];
-            (g.mutants.len() - g.settling.len(), g.settling.len())
-        };
-        let mut s = State::new(Arc::new(doc), true, help_len(&keymap));
+    /// `doc` on the Grid at 120x36, showing generation 0.
+    fn grid_of_generation_0(doc: &crate::engine::SessionDoc, keymap: &Keymap) -> State {
+        let mut s = State::new(Arc::new(doc.clone()), true, help_len(keymap));
         update(
             &mut s,
             Action::Resize {
@@ -1420,6 +1411,21 @@ mod tests {
         while s.shown_generation() != Some(0) {
             update(&mut s, Action::PrevGeneration);
         }
+        s
+    }
+
+    /// A generation whose sample tied its cut: the grid's title counts the mutants drawn to
+    /// settle it, and a cell of one of them says so.
+    #[test]
+    fn the_grid_names_the_mutants_drawn_for_a_tie() {
+        let l = looks();
+        let keymap = Keymap::load(None).unwrap();
+        let doc = crate::testkit::tied_session(true);
+        let (sample, settling) = {
+            let g = &doc.generations[0];
+            (g.mutants.len() - g.settling.len(), g.settling.len())
+        };
+        let mut s = grid_of_generation_0(&doc, &keymap);
         let text = format!("{}", drawn(&s, &l).backend());
         assert!(
             text.contains(&format!("; {settling} drawn for a tie)")),
@@ -1449,21 +1455,7 @@ mod tests {
                 m.scope = Some(crate::mutate::Scope::Caller);
             }
         }
-        let grid = |doc: &crate::engine::SessionDoc| {
-            let mut s = State::new(Arc::new(doc.clone()), true, help_len(&keymap));
-            update(
-                &mut s,
-                Action::Resize {
-                    width: 120,
-                    height: 36,
-                },
-            );
-            update(&mut s, Action::Grid);
-            while s.shown_generation() != Some(0) {
-                update(&mut s, Action::PrevGeneration);
-            }
-            s
-        };
+        let grid = |doc: &crate::engine::SessionDoc| grid_of_generation_0(doc, &keymap);
         let underlined = |s: &State| {
             drawn(s, &l)
                 .backend()

@@ -54,6 +54,19 @@ pub fn executor_examples() -> Vec<PathBuf> {
     EXECUTOR_EXAMPLES.iter().map(|n| example(n)).collect()
 }
 
+/// What `evootter mutants --repo REPO ARGS --json` lists.
+pub fn mutants_json(repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let o = bin()
+        .args(["mutants", "--json", "--repo"])
+        .arg(repo)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_array().unwrap().clone()
+}
+
 pub fn example(name: &str) -> PathBuf {
     root().join("examples").join(name)
 }
