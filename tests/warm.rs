@@ -223,8 +223,14 @@ async fn a_hanging_test_ends_at_its_timeout_and_the_interpreter_goes_on() {
     let repo = tiny_repo(dir.path());
     let warm = executor(&repo, vec![".".into()], 1, true);
     let marker = format!("evootter-warm-orphan-{}", std::process::id());
+    // A process in a session of its own, its marker in its command line, which the test's
+    // process group kill does not reach: only the zygote's reaping can end it.
+    let detached = format!(
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)', '{marker}'], \
+         start_new_session=True)"
+    );
     let hang = format!(
-        "import subprocess, time\n\ndef test_hang():\n    subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 1000'], start_new_session=True)\n    time.sleep(1000)\n"
+        "import subprocess, sys, time\n\ndef test_hang():\n    {detached}\n    time.sleep(1000)\n"
     );
     let t = Instant::now();
     let r = warm
@@ -250,9 +256,7 @@ async fn a_hanging_test_ends_at_its_timeout_and_the_interpreter_goes_on() {
     assert_eq!(ok.outcome, Outcome::Failed, "{}", ok.raw_log);
     assert!(ok.raw_log.contains("assert 9 == 10"), "{}", ok.raw_log);
     // A detached child of a test that passed is gone too.
-    let detach = format!(
-        "import subprocess\n\ndef test_detach():\n    subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 1000'], start_new_session=True)\n"
-    );
+    let detach = format!("import subprocess, sys\n\ndef test_detach():\n    {detached}\n");
     let d = warm
         .run(request(
             "tests/test_detach.py",

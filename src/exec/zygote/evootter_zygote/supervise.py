@@ -10,6 +10,26 @@ from evootter_zygote import report
 from evootter_zygote.protocol import frame
 
 
+def _nspids(pid):
+    """A process's pids as /proc/PID/status lists them ("NSpid:"), outermost namespace first;
+    `[pid]` where the kernel does not say."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return [int(p) for p in line.split()[1:]]
+    except (OSError, ValueError):
+        pass
+    return [pid]
+
+
+# /proc is the one the zygote was started with: in a worker's pid namespace it is the host's,
+# whose pids (in .../children too) are not the ones kill() takes in here. Each child's pid is
+# read at the zygote's own namespace level instead; killing the host's numbers killed nothing,
+# and a test's background process outlived it into the next tests' runs.
+_LEVEL = len(_nspids("self")) - 1
+
+
 def _children():
     pids = []
     try:
@@ -18,7 +38,11 @@ def _children():
                 pids.extend(int(p) for p in f.read().split())
     except OSError:
         pass
-    return pids
+    local = []
+    for p in pids:
+        ns = _nspids(p)
+        local.append(ns[_LEVEL] if len(ns) > _LEVEL else ns[-1])
+    return local
 
 
 def kill_all():
@@ -39,7 +63,8 @@ def kill_all():
             if pid == 0:
                 break
             reaped = True
-        if not kids and not reaped:
+        if not reaped:
+            # Killed ones take a moment to become reapable: no busy loop while they do.
             time.sleep(0.001)
 
 
