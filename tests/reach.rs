@@ -1,4 +1,4 @@
-//! Reach-aware mutants (`--mutant-reach reached`), end to end on every bundled example: every
+//! Reach-aware mutants (`--mutant-reach reached`), end to end on the bundled examples: every
 //! baseline is traced over the focal files, each generation samples only mutants some test
 //! of it executes, and a mutant a test does not reach really cannot be killed by it.
 
@@ -18,8 +18,8 @@ fn run(ex: &Path, out: &Path, reach: &str) -> SessionDoc {
         .arg("--out")
         .arg(out)
         .args(["--mutant-reach", reach])
-        // Samples of 2 to 10 mutants: what is checked is where they come from, not how many.
-        .args(["--mutants", "10"])
+        // Samples of 1 to 6 mutants: what is checked is where they come from, not how many.
+        .args(["--mutants", "6"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}: {}", ex.display(), text(&o));
@@ -56,7 +56,16 @@ fn reaches(doc: &SessionDoc, test: &String, m: &Mutant) -> Option<bool> {
 async fn a_reach_aware_run_spends_no_execution_on_a_mutant_no_test_reaches() {
     let dir = tempfile::tempdir().unwrap();
     let (mut unreached_total, mut checked_pairs) = (0, 0);
-    for ex in examples() {
+    // A whole run on each layout (src/, a conftest, flat) and on the widened pool, whose
+    // callers' mutants are reached through the focal function's callers; ministats is laid
+    // out as pagekit is and its run proved nothing more.
+    let chosen = [
+        "billcycle_proration",
+        "envconf_errors",
+        "pagekit_orphans",
+        "invoicekit_rounding",
+    ];
+    for ex in chosen.map(example) {
         let name = ex.file_name().unwrap().to_string_lossy().into_owned();
         let doc = run(&ex, &dir.path().join(&name), "reached");
         let pool: BTreeMap<&str, &Mutant> = doc
