@@ -1,16 +1,17 @@
 //! What an interpreter says about itself, from one start of it: its version, its user base
-//! (`~/.local`, kept reachable under a run's private HOME) and, when asked, pytest's version.
+//! (`~/.local`, kept reachable under a run's private HOME), the executable it runs as and,
+//! when asked, pytest's version.
 //! The same script runs locally and inside a container, so both backends learn the same facts.
 
 use super::types::ExecError;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Prints the version and the user base, one a line; with the argument `pytest`, then
-/// pytest's version. The first two lines are flushed before pytest is imported, so a missing
-/// pytest still says which Python it was (and its traceback goes to stderr).
+/// Prints the version, the user base and `sys.executable`, one a line; with the argument
+/// `pytest`, then pytest's version. The first lines are flushed before pytest is imported, so
+/// a missing pytest still says which Python it was (and its traceback goes to stderr).
 pub const FACTS_SCRIPT: &str = "import site, sys\n\
-print(sys.version.split()[0]); print(site.getuserbase(), flush=True)\n\
+print(sys.version.split()[0]); print(site.getuserbase()); print(sys.executable, flush=True)\n\
 if 'pytest' in sys.argv[1:]:\n    import pytest; print(pytest.__version__)\n";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub struct Facts {
     /// `3.11.7`.
     pub version: String,
     pub user_base: Option<String>,
+    /// `sys.executable`: the interpreter itself where it was started through a shim.
+    pub executable: Option<String>,
     /// Asked for and importable: its version.
     pub pytest: Option<String>,
 }
@@ -26,11 +29,14 @@ pub struct Facts {
 pub fn parse(stdout: &str) -> Option<Facts> {
     let mut lines = stdout.lines().map(str::trim);
     let version = lines.next().filter(|v| !v.is_empty())?.to_owned();
-    let user_base = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
-    let pytest = lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
+    let mut line = || lines.next().filter(|l| !l.is_empty()).map(str::to_owned);
+    let user_base = line();
+    let executable = line();
+    let pytest = line();
     Some(Facts {
         version,
         user_base,
+        executable,
         pytest,
     })
 }
@@ -117,10 +123,11 @@ mod tests {
     fn output_without_a_version_is_no_facts() {
         assert_eq!(parse(""), None);
         assert_eq!(
-            parse("3.12.1\n/root/.local\n"),
+            parse("3.12.1\n/root/.local\n/usr/bin/python3\n"),
             Some(Facts {
                 version: "3.12.1".into(),
                 user_base: Some("/root/.local".into()),
+                executable: Some("/usr/bin/python3".into()),
                 pytest: None
             })
         );

@@ -46,7 +46,17 @@ pub(crate) fn resolve_with(
             ))
         })?;
         return match probe(&path)? {
-            Probe::Ready { version, pytest } => Ok(env(path, version, pytest, false, None)),
+            Probe::Ready {
+                version,
+                pytest,
+                executable,
+            } => Ok(env(
+                unshimmed(path, executable),
+                version,
+                pytest,
+                false,
+                None,
+            )),
             Probe::NoPytest { version, detail } => Err(ExecError::Other(format!(
                 "`{}` (Python {version}) cannot import pytest ({detail}). Install it with `{} -m pip install pytest`, or pass --python with an interpreter that has it",
                 path.display(),
@@ -61,7 +71,19 @@ pub(crate) fn resolve_with(
         )
     })?;
     let version = match probe(&python3)? {
-        Probe::Ready { version, pytest } => return Ok(env(python3, version, pytest, false, None)),
+        Probe::Ready {
+            version,
+            pytest,
+            executable,
+        } => {
+            return Ok(env(
+                unshimmed(python3, executable),
+                version,
+                pytest,
+                false,
+                None,
+            ));
+        }
         Probe::NoPytest { version, .. } => version,
     };
     let venv_root = venv_root.ok_or_else(|| {
@@ -98,7 +120,9 @@ fn managed_venv(python3: &Path, version: &str, venv_root: &Path) -> Result<Pytho
     let dir = venv_root.join(format!("py{minor}"));
     let venv_python = dir.join("bin").join("python");
     if venv_python.exists()
-        && let Probe::Ready { version, pytest } = probe(&venv_python)?
+        && let Probe::Ready {
+            version, pytest, ..
+        } = probe(&venv_python)?
     {
         let note = format!(
             "using the managed venv at {} with pytest {pytest}",
@@ -124,7 +148,9 @@ fn managed_venv(python3: &Path, version: &str, venv_root: &Path) -> Result<Pytho
         let _ = std::fs::remove_dir_all(&staging);
     }
     match probe(&venv_python)? {
-        Probe::Ready { version, pytest } => {
+        Probe::Ready {
+            version, pytest, ..
+        } => {
             let note = format!(
                 "created a managed venv at {} with pytest {pytest}",
                 dir.display()
@@ -135,6 +161,23 @@ fn managed_venv(python3: &Path, version: &str, venv_root: &Path) -> Result<Pytho
             "the managed venv at {} cannot import pytest after installing it ({detail}). Remove that directory and retry, or pass --python",
             dir.display()
         ))),
+    }
+}
+
+/// The interpreter a shim starts, where `path` is one: pyenv and asdf put `python3` on PATH
+/// as a script in a `shims` directory that works out the version and execs the interpreter,
+/// about 70 ms of shell a start, paid by every later start of it (the probes, the zygotes,
+/// each cold execution). The interpreter the shim chose is `sys.executable`. Any other path
+/// is kept as it is: a venv's `bin/python` must stay in the venv, and a wrapper script may
+/// set up what the interpreter needs.
+fn unshimmed(path: PathBuf, executable: Option<String>) -> PathBuf {
+    let in_shims = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .is_some_and(|n| n == "shims");
+    match executable.map(PathBuf::from) {
+        Some(real) if in_shims && real.is_absolute() && is_executable(&real) => real,
+        _ => path,
     }
 }
 
@@ -178,8 +221,16 @@ fn run_step(cmd: &mut Command, what_failed: &str) -> Result<(), ExecError> {
 }
 
 enum Probe {
-    Ready { version: String, pytest: String },
-    NoPytest { version: String, detail: String },
+    Ready {
+        version: String,
+        pytest: String,
+        /// `sys.executable`, when it said.
+        executable: Option<String>,
+    },
+    NoPytest {
+        version: String,
+        detail: String,
+    },
 }
 
 /// Asks the interpreter for its version, then for pytest's: the version comes first so a
@@ -197,6 +248,7 @@ fn probe(python: &Path) -> Result<Probe, ExecError> {
         Some(pytest) if asked.success => Ok(Probe::Ready {
             version: facts.version,
             pytest,
+            executable: facts.executable,
         }),
         _ => Ok(Probe::NoPytest {
             version: facts.version,
@@ -306,6 +358,41 @@ mod tests {
 
         let again = resolve_python(Some(&env.path)).unwrap();
         assert_eq!(again.version, env.version);
+    }
+
+    /// A script on PATH that execs the real interpreter, in a directory named `dir`.
+    fn wrapper(root: &Path, dir: &str, real: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let d = root.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        let script = d.join("python3");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nexec {} \"$@\"\n", real.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_shim_on_path_is_replaced_by_the_interpreter_it_starts_and_a_wrapper_is_not() {
+        let real = resolve_python(None).unwrap().path;
+        let real = std::fs::canonicalize(real).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        for (dir, expected) in [
+            ("shims", real.clone()),
+            ("bin", tmp.path().join("bin/python3")),
+        ] {
+            let on_path = wrapper(tmp.path(), dir, &real);
+            let env = resolve_with(None, Some(on_path.into_os_string()), None).unwrap();
+            assert_eq!(
+                std::fs::canonicalize(&env.path).unwrap(),
+                std::fs::canonicalize(&expected).unwrap(),
+                "{dir}: {env:?}"
+            );
+            assert_eq!(env.path.parent().unwrap().ends_with(dir), dir == "bin");
+        }
     }
 
     #[test]
