@@ -166,11 +166,28 @@ pub fn ensure_unlocked(dir: &Path) -> Result<(), OutDirError> {
     let Ok(mut lock) = std::fs::File::open(dir.join(LOCK_FILE)) else {
         return Ok(());
     };
-    // SAFETY: flock on a descriptor we own; released when `lock` closes.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == -1 {
+    if !try_flock(&lock, libc::LOCK_SH) {
         return Err(locked(dir, &mut lock));
     }
     Ok(())
+}
+
+/// Takes `lock` (`LOCK_SH` or `LOCK_EX`) without waiting on a run that holds it, but through
+/// the moment a descriptor of it lives in a forked child: a process that forks between
+/// opening the lock and exec'ing (evootter starting Python, a test thread doing the same)
+/// shares the lock until the exec closes it, a few milliseconds.
+fn try_flock(lock: &File, how: libc::c_int) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(250);
+    loop {
+        // SAFETY: flock on a descriptor the caller owns.
+        if unsafe { libc::flock(lock.as_raw_fd(), how | libc::LOCK_NB) } == 0 {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 fn locked(dir: &Path, lock: &mut File) -> OutDirError {
@@ -202,8 +219,7 @@ impl OutDir {
             .truncate(false)
             .open(&lock_path)
             .map_err(io(&lock_path))?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == -1 {
+        if !try_flock(&lock, libc::LOCK_EX) {
             return Err(locked(path, &mut lock));
         }
         check(path, intent)?;
@@ -381,6 +397,29 @@ mod tests {
             OutDir::claim(&out, Intent::Resume),
             Err(OutDirError::WouldOverwrite { .. })
         ));
+    }
+
+    /// A child forked while the lock was open holds it until it execs: the next claim waits
+    /// for that rather than calling the directory locked by a run.
+    #[test]
+    fn a_lock_shared_with_a_child_between_fork_and_exec_is_not_a_run_holding_it() {
+        use std::os::unix::process::CommandExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let d = OutDir::claim(&out, Intent::New { force: false }).unwrap();
+        let mut cmd = std::process::Command::new("true");
+        // SAFETY: only sleeps between fork and exec (no allocation, no lock).
+        unsafe {
+            cmd.pre_exec(|| {
+                std::thread::sleep(std::time::Duration::from_millis(60));
+                Ok(())
+            });
+        }
+        let child = std::thread::spawn(move || cmd.status().unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        drop(d);
+        OutDir::claim(&out, Intent::Resume).unwrap();
+        assert!(child.join().unwrap().success());
     }
 
     #[test]
