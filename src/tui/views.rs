@@ -895,19 +895,30 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                 }
                 _ => settling,
             };
-            format!(
-                " Grid: generation {} of {} ([ ]){cut} | {} x {} ({}{}{settling}) ",
-                g.generation,
-                s.doc.generations.len(),
-                g.tests.len(),
-                g.mutants.len(),
-                s.filter.label(),
-                if s.sort_by_fitness {
-                    ", by fitness"
-                } else {
-                    ""
-                }
-            )
+            let sort = if s.sort_by_fitness {
+                ", by fitness"
+            } else {
+                ""
+            };
+            let (n, of) = (g.generation, s.doc.generations.len());
+            let (tests, mutants, filter) = (g.tests.len(), g.mutants.len(), s.filter.label());
+            // The widest that fits: at 80 columns the key hint and the long words go first,
+            // so that the counts (ties, widened mutants) are never the part cut off.
+            let fits = |t: &String| t.chars().count() + 2 <= usize::from(area.width);
+            [
+                format!(
+                    " Grid: generation {n} of {of} ([ ]){cut} | {tests} x {mutants} \
+                     ({filter}{sort}{settling}) "
+                ),
+                format!(
+                    " Grid: gen {n}/{of}{cut} | {tests} x {mutants} ({filter}{sort}{settling}) "
+                ),
+                format!(" Grid {n}/{of}{cut} | {tests}x{mutants} ({filter}{sort}{settling}) "),
+                format!(" Grid {n}/{of}{cut} | {tests}x{mutants}{settling} "),
+            ]
+            .into_iter()
+            .reduce(|wide, narrow| if fits(&wide) { wide } else { narrow })
+            .unwrap_or_default()
         }
         None => " Grid ".into(),
     };
@@ -1470,6 +1481,20 @@ mod tests {
         let text = format!("{}", drawn(&w, &l).backend());
         assert!(text.contains("; 2 widened)"), "{text}");
         assert!(!format!("{}", drawn(&p, &l).backend()).contains("widened"));
+        // At 80 columns the title is shortened where it says least: the count stays.
+        let mut narrow = w.clone();
+        update(
+            &mut narrow,
+            Action::Resize {
+                width: 80,
+                height: 24,
+            },
+        );
+        let text = format!("{}", drawn(&narrow, &l).backend());
+        // The first line naming the Grid is the tab bar; the second is the pane's title.
+        let title = text.lines().filter(|l| l.contains("Grid")).nth(1).unwrap();
+        assert!(title.contains("2 widened"), "{title}");
+        assert!(title.contains("drawn for a tie"), "{title}");
         let mut named = 0;
         for _ in 0..widened.generations[0].mutants.len() {
             named +=
