@@ -35,7 +35,8 @@ pub struct MutantsArgs {
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
     /// widened: when the focal functions yield fewer than M mutants, also their callees'
-    /// and callers' in the same files | focal (as `run --mutant-scope`).
+    /// and callers' (in the focal files, and callers importing them elsewhere) | focal (as
+    /// `run --mutant-scope`).
     #[arg(long, default_value = "widened", value_name = "widened|focal")]
     mutant_scope: MutantScope,
 }

@@ -269,8 +269,7 @@ impl Engine {
                 .collect();
             self.note(format!(
                 "the focal functions yield {} mutants, fewer than the {} asked: the pool adds {} \
-                 in the same files (marked callee or caller; --mutant-scope focal keeps to the \
-                 focal functions)",
+                 (marked callee or caller; --mutant-scope focal keeps to the focal functions)",
                 pool.focal_count(),
                 pool.requested,
                 each.join(" and ")
@@ -645,12 +644,22 @@ impl Engine {
         if !self.doc.config.reach.traced() || *target != Target::Old {
             return vec![];
         }
+        // The focal files, and the files a widened pool's neighbours are in (their callers
+        // may live in other modules).
+        let pooled = self
+            .doc
+            .pool
+            .iter()
+            .flat_map(|p| &p.mutants)
+            .map(|m| &m.file);
         let mut files: Vec<String> = self
             .doc
             .inputs
             .focal
             .iter()
-            .map(|f| f.file.clone())
+            .map(|f| &f.file)
+            .chain(pooled)
+            .cloned()
             .collect();
         files.sort();
         files.dedup();

@@ -6,9 +6,12 @@
 //!
 //! Neighbours are found in the focal files by name: a function whose name the focal
 //! function's body mentions (a call, a method or a property read as `self.name`) is a
-//! callee, one whose body mentions the focal function's name is a caller. Only the focal
-//! files are looked at, which is what the line traces cover; the run's reach-aware sampling
-//! then keeps the neighbours' mutants that the tests' `c_old` runs execute.
+//! callee, one whose body mentions the focal function's name is a caller. A module-level
+//! focal function is also called from other modules: in the repository's other files (not
+//! its tests) that import it by name from its module (`from .money import quantize`,
+//! `from pkg.money import quantize as q`), the functions that name it are callers too. The
+//! run traces the files its pool's mutants are in, and reach-aware sampling keeps the
+//! neighbours' mutants that the tests' `c_old` runs execute.
 
 use super::generate::MutateError;
 use super::types::Scope;
@@ -69,7 +72,158 @@ pub fn neighbours(
             ));
         }
     }
+    out.extend(importing_callers(repo, focal));
     Ok(out)
+}
+
+/// At most this many callers from other files: a function named in many modules would
+/// otherwise bring the whole package.
+const IMPORTING_CALLERS_CAP: usize = 24;
+
+/// The functions of the repository's other modules that import a module-level focal
+/// function by name from its module and name it in their bodies, in file then source order.
+/// Unreadable or unparsable files are skipped: they have no caller to offer.
+fn importing_callers(repo: &Path, focal: &[FocalFunction]) -> Vec<(FocalFunction, Scope)> {
+    let module_level: Vec<&FocalFunction> =
+        focal.iter().filter(|f| !f.qualname.contains('.')).collect();
+    if module_level.is_empty() {
+        return vec![];
+    }
+    let mut out = vec![];
+    for file in library_files(repo) {
+        if focal.iter().any(|f| f.file == file) {
+            continue;
+        }
+        let Ok(source) = std::fs::read_to_string(repo.join(&file)) else {
+            continue;
+        };
+        let tree = parse(&source);
+        // The local names the focal functions go by in this file.
+        let local: BTreeSet<String> = imported_names(tree.root_node(), &source, &file)
+            .into_iter()
+            .filter(|(module_file, name, _)| {
+                module_level
+                    .iter()
+                    .any(|f| same_module(&f.file, module_file) && f.qualname == *name)
+            })
+            .map(|(_, _, alias)| alias)
+            .collect();
+        if local.is_empty() {
+            continue;
+        }
+        for s in functions_in(&tree, &source) {
+            let names = names_in(tree.root_node(), &source, s.body_start, s.body_end);
+            if names.iter().any(|n| local.contains(n)) {
+                out.push((
+                    FocalFunction {
+                        file: file.clone(),
+                        qualname: s.qualname,
+                    },
+                    Scope::Caller,
+                ));
+                if out.len() == IMPORTING_CALLERS_CAP {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The repository's Python files that are not tests (no `test`/`tests` directory, no
+/// `test_*.py`, `*_test.py` or `conftest.py`) nor hidden or virtual environments, relative
+/// and sorted.
+fn library_files(repo: &Path) -> Vec<String> {
+    let mut out = vec![];
+    let mut stack = vec![std::path::PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(repo.join(&rel)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = rel.join(&name);
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                let skipped = name.starts_with('.')
+                    || matches!(
+                        name.as_str(),
+                        "test" | "tests" | "venv" | "node_modules" | "__pycache__"
+                    )
+                    || e.path().join("pyvenv.cfg").exists();
+                if !skipped {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".py")
+                && !name.starts_with("test_")
+                && !name.ends_with("_test.py")
+                && name != "conftest.py"
+            {
+                out.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `from MODULE import NAME [as ALIAS]` statements of a file, as (the module's file as far as
+/// the import says it: `pkg/money.py` for `.money` in `pkg/invoice.py`, `pkg/money.py` for
+/// `pkg.money`), NAME, the local name).
+fn imported_names(root: Node, source: &str, file: &str) -> Vec<(String, String, String)> {
+    let text = |n: Node| source[n.start_byte()..n.end_byte()].to_string();
+    let mut out = vec![];
+    let mut cursor = root.walk();
+    for stmt in root.children(&mut cursor) {
+        if stmt.kind() != "import_from_statement" {
+            continue;
+        }
+        let Some(module) = stmt.child_by_field_name("module_name") else {
+            continue;
+        };
+        let module_file = if module.kind() == "relative_import" {
+            let raw = text(module);
+            let dots = raw.chars().take_while(|c| *c == '.').count();
+            let rest = raw[dots..].trim();
+            // One dot: this file's package; each more dot one package up.
+            let mut dir: Vec<&str> = file.split('/').collect();
+            dir.pop();
+            for _ in 1..dots {
+                dir.pop();
+            }
+            let mut parts: Vec<String> = dir.iter().map(|s| s.to_string()).collect();
+            parts.extend(
+                rest.split('.')
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            );
+            format!("{}.py", parts.join("/"))
+        } else {
+            format!("{}.py", text(module).replace('.', "/"))
+        };
+        let mut names = stmt.walk();
+        for n in stmt.children_by_field_name("name", &mut names) {
+            let (name, alias) = match n.kind() {
+                "aliased_import" => match (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("alias"),
+                ) {
+                    (Some(a), Some(b)) => (text(a), text(b)),
+                    _ => continue,
+                },
+                _ => (text(n), text(n)),
+            };
+            out.push((module_file.clone(), name, alias));
+        }
+    }
+    out
+}
+
+/// Whether the module an import names is the focal file: the same path, or the focal file's
+/// path ending with it (an absolute import from a `src/` layout names `pkg/money.py` for
+/// `src/pkg/money.py`).
+fn same_module(focal_file: &str, imported: &str) -> bool {
+    focal_file == imported || focal_file.ends_with(&format!("/{imported}"))
 }
 
 fn simple_name(qualname: &str) -> &str {
@@ -146,6 +300,74 @@ def helper():
                 ("Paginator.pages".to_string(), Scope::Caller),
             ]
         );
+    }
+
+    #[test]
+    fn callers_in_other_modules_are_those_that_import_the_focal_function_from_its_module() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "src/pkg/money.py",
+            "def quantize(x):\n    return round(x, 2)\n\ndef total(xs):\n    return quantize(sum(xs))\n",
+        );
+        write(
+            "src/pkg/invoice.py",
+            "from .money import quantize\n\nclass Line:\n    def net(self):\n        return quantize(self.q * self.p)\n\n    def label(self):\n        return 'line'\n",
+        );
+        write(
+            "src/pkg/tax/vat.py",
+            "from pkg.money import quantize as q\n\ndef vat(x):\n    return q(x * 0.2)\n",
+        );
+        write(
+            "src/pkg/tax/local.py",
+            "from ..money import quantize\n\ndef levy(x):\n    return quantize(x)\n",
+        );
+        // Its own quantize, and a module that only mentions the name: neither calls the focal one.
+        write(
+            "src/pkg/other.py",
+            "def quantize(x):\n    return x\n\ndef use(x):\n    return quantize(x)\n",
+        );
+        write(
+            "src/pkg/report.py",
+            "import pkg.money\n\ndef show(x):\n    return 'quantize'\n",
+        );
+        write(
+            "tests/test_money.py",
+            "from pkg.money import quantize\n\ndef test_q():\n    assert quantize(1) == 1\n",
+        );
+        write(
+            "src/pkg/test_inline.py",
+            "from .money import quantize\n\ndef test_q():\n    assert quantize(1) == 1\n",
+        );
+        let focal = [FocalFunction {
+            file: "src/pkg/money.py".into(),
+            qualname: "quantize".into(),
+        }];
+        let got: Vec<(String, String, Scope)> = neighbours(dir.path(), &focal)
+            .unwrap()
+            .into_iter()
+            .map(|(f, s)| (f.file, f.qualname, s))
+            .collect();
+        let caller = |f: &str, q: &str| (f.to_string(), q.to_string(), Scope::Caller);
+        assert_eq!(
+            got,
+            vec![
+                caller("src/pkg/money.py", "total"),
+                caller("src/pkg/invoice.py", "Line.net"),
+                caller("src/pkg/tax/local.py", "levy"),
+                caller("src/pkg/tax/vat.py", "vat"),
+            ]
+        );
+        // A method is not imported by name: only its own file is looked at.
+        let method = [FocalFunction {
+            file: "src/pkg/invoice.py".into(),
+            qualname: "Line.net".into(),
+        }];
+        assert!(neighbours(dir.path(), &method).unwrap().is_empty());
     }
 
     #[test]

@@ -112,8 +112,9 @@ pub enum MutantScope {
     /// The focal functions only (the paper's scope).
     #[default]
     Focal,
-    /// The focal functions, and their callees and callers in the focal files when the focal
-    /// functions yield fewer mutants than `m`.
+    /// The focal functions, and their callees and callers (in the focal files, and the
+    /// callers in modules that import a focal function) when the focal functions yield fewer
+    /// mutants than `m`.
     Widened,
 }
 
