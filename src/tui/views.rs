@@ -925,9 +925,26 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
     let b = block(c, title);
     let inner = b.inner(area);
     f.render_widget(b, area);
-    let [cells, detail] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(2)]).areas(inner);
+    let lines = cell_lines(c);
+    // The selected cell's two lines, wrapped where the pane is narrower than they are (a
+    // widened mutant's line names its file, function and scope: at 80 columns the scope
+    // was cut off), on at most four rows.
+    let width = usize::from(inner.width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(width)).sum();
+    let [cells, detail] = Layout::vertical([
+        Constraint::Min(3),
+        Constraint::Length(rows.clamp(2, 4) as u16),
+    ])
+    .areas(inner);
     f.render_widget(GridWidget { state: s, theme: t }, cells);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail);
+}
+
+/// The Grid's selected cell: the pair, its verdict, the mutant (kind, place, scope), and what
+/// the mutant changes.
+fn cell_lines(c: &Ctx) -> Vec<Line<'static>> {
+    let s = c.state;
+    let t = c.theme;
     let mut lines = vec![];
     if let (Some((test, m)), Some(g)) = (s.selected_pair(), s.shown_generation()) {
         let cell = s.cell(g, &test, &m);
@@ -971,7 +988,7 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
             ));
         }
     }
-    f.render_widget(Paragraph::new(lines), detail);
+    lines
 }
 
 fn one_line(s: &str) -> String {
@@ -1495,6 +1512,19 @@ mod tests {
         let title = text.lines().filter(|l| l.contains("Grid")).nth(1).unwrap();
         assert!(title.contains("2 widened"), "{title}");
         assert!(title.contains("drawn for a tie"), "{title}");
+        // And the selected cell's line wraps rather than losing the scope at its end.
+        let mut named = 0;
+        for _ in 0..widened.generations[0].mutants.len() {
+            // Read as a user reads it: the rows joined, wherever the wrap broke them.
+            let text = format!("{}", drawn(&narrow, &l).backend());
+            let read: Vec<&str> = text
+                .lines()
+                .map(|r| r.trim_matches(|c: char| c == '"' || c == '│' || c == ' '))
+                .collect();
+            named += usize::from(read.join(" ").contains("(scope: caller)"));
+            update(&mut narrow, Action::Right);
+        }
+        assert_eq!(named, 2);
         let mut named = 0;
         for _ in 0..widened.generations[0].mutants.len() {
             named +=
