@@ -11,29 +11,14 @@ use super::session::{BaseBrt, Origin, Phase};
 use crate::prompts::{
     PromptKind, parse_focal, parse_imports, parse_paths, parse_single_path, parse_tests,
 };
-use crate::python::FocalFunction;
+use crate::python::{FocalFunction, is_test_file, python_files};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 /// Paper III-B: the localizer asks for the 50 most relevant files.
 const MAX_FILES: usize = 50;
 /// Bodies shown in prompts are cut to this many characters each.
 const MAX_BODY_CHARS: usize = 4000;
-
-/// Every Python file of the repository a working copy holds, outside hidden directories.
-pub fn python_files(repo: &Path) -> Vec<String> {
-    super::setup::repo_files(repo)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p.ends_with(".py") && !p.split('/').any(|c| c.starts_with('.')))
-        .collect()
-}
-
-fn is_test_file(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
-}
 
 /// Top-level import statements of `source` (one logical line each).
 fn imports_of(source: &str) -> Vec<String> {

@@ -114,38 +114,13 @@ pub fn default_test_dir(repo: &Path) -> String {
 /// while it is unchanged.
 pub fn repo_fingerprint(repo: &Path) -> std::io::Result<String> {
     let mut acc = String::new();
-    for rel in repo_files(repo)? {
+    for rel in crate::exec::copying::repo_files(repo)? {
         let bytes = std::fs::read(repo.join(&rel))?;
         acc.push_str(&format!("{rel}\0{}\n", crate::hash::sha256_hex(bytes)));
     }
     Ok(crate::hash::sha256_hex(acc))
 }
 
-/// Every file a working copy gets (`exec::local::is_copied`), relative to `repo` with `/`
-/// separators, sorted.
-pub fn repo_files(repo: &Path) -> std::io::Result<Vec<String>> {
-    let mut files = Vec::new();
-    let mut stack = vec![repo.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir)? {
-            let e = e?;
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !crate::exec::copying::is_copied(&name) {
-                continue;
-            }
-            let kind = e.file_type()?;
-            if kind.is_dir() {
-                stack.push(e.path());
-            } else if kind.is_file()
-                && let Ok(rel) = e.path().strip_prefix(repo)
-            {
-                files.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
-}
 /// Take over the executions of an earlier session (`--reuse-executions`): same repository
 /// content, same interpreter and layout, so a (test content, mutant id) pair means the same
 /// run. Comparing strategies on one instance then costs the executions only once. Returns how

@@ -23,6 +23,32 @@ pub fn is_copied(name: &str) -> bool {
     !(SKIPPED_NAMES.contains(&name) || name.ends_with(".pyc") || name.ends_with(".pyo"))
 }
 
+/// Every file a working copy gets (`is_copied`), relative to `repo` with `/`
+/// separators, sorted.
+pub fn repo_files(repo: &Path) -> std::io::Result<Vec<String>> {
+    let mut files = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir)? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !is_copied(&name) {
+                continue;
+            }
+            let kind = e.file_type()?;
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file()
+                && let Ok(rel) = e.path().strip_prefix(repo)
+            {
+                files.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 pub fn remove_path(path: &Path) {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {

@@ -15,7 +15,9 @@
 
 use super::generate::MutateError;
 use super::types::Scope;
-use crate::python::{FocalFunction, FunctionSite, functions_in, parse};
+use crate::python::{
+    FocalFunction, FunctionSite, functions_in, is_test_file, parse, python_files, text,
+};
 use std::collections::BTreeSet;
 use std::path::Path;
 use tree_sitter::Node;
@@ -97,6 +99,13 @@ fn importing_callers(repo: &Path, focal: &[FocalFunction]) -> Vec<(FocalFunction
         let Ok(source) = std::fs::read_to_string(repo.join(&file)) else {
             continue;
         };
+        // Most files of a large repository never spell the name: they are not parsed.
+        if !module_level
+            .iter()
+            .any(|f| source.contains(f.qualname.as_str()))
+        {
+            continue;
+        }
         let tree = parse(&source);
         // The local names the focal functions go by in this file.
         let local: BTreeSet<String> = imported_names(tree.root_node(), &source, &file)
@@ -130,48 +139,20 @@ fn importing_callers(repo: &Path, focal: &[FocalFunction]) -> Vec<(FocalFunction
     out
 }
 
-/// The repository's Python files that are not tests (no `test`/`tests` directory, no
-/// `test_*.py`, `*_test.py` or `conftest.py`) nor hidden or virtual environments, relative
-/// and sorted.
+/// The repository's Python files that are not tests: not named as tests and not in a
+/// `test` or `tests` directory (its helpers are no library code either).
 fn library_files(repo: &Path) -> Vec<String> {
-    let mut out = vec![];
-    let mut stack = vec![std::path::PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(repo.join(&rel)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let path = rel.join(&name);
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                let skipped = name.starts_with('.')
-                    || matches!(
-                        name.as_str(),
-                        "test" | "tests" | "venv" | "node_modules" | "__pycache__"
-                    )
-                    || e.path().join("pyvenv.cfg").exists();
-                if !skipped {
-                    stack.push(path);
-                }
-            } else if name.ends_with(".py")
-                && !name.starts_with("test_")
-                && !name.ends_with("_test.py")
-                && name != "conftest.py"
-            {
-                out.push(path.to_string_lossy().into_owned());
-            }
-        }
-    }
-    out.sort();
-    out
+    python_files(repo)
+        .into_iter()
+        .filter(|p| !is_test_file(p) && !p.split('/').any(|c| c == "test" || c == "tests"))
+        .collect()
 }
 
 /// `from MODULE import NAME [as ALIAS]` statements of a file, as (the module's file as far as
 /// the import says it: `pkg/money.py` for `.money` in `pkg/invoice.py`, `pkg/money.py` for
 /// `pkg.money`), NAME, the local name).
 fn imported_names(root: Node, source: &str, file: &str) -> Vec<(String, String, String)> {
-    let text = |n: Node| source[n.start_byte()..n.end_byte()].to_string();
+    let text = |n: Node| text(source, n).to_string();
     let mut out = vec![];
     let mut cursor = root.walk();
     for stmt in root.children(&mut cursor) {

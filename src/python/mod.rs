@@ -1,8 +1,10 @@
 //! Python source handling: parsing with tree-sitter and finding functions by qualified name.
 
+pub mod files;
 pub mod focal;
 pub mod locate;
 
+pub use files::{is_test_file, python_files};
 pub use focal::FocalFunction;
 pub use locate::{
     FunctionSite, LocateError, find_site, functions_in, list_functions, locate, locate_in,
