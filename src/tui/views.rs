@@ -1027,10 +1027,22 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
         Err(e) => return (vec![Line::raw(e.to_string())], 0),
     };
     let mu = p.mutant;
+    // Two lines: the pair, then the mutant, so that an 80-column pane shows the whole of a
+    // widened mutant's place and scope.
+    lines.push(Line::styled(
+        format!("{test} ({}) on mutant {}", p.test.name, mu.id),
+        t.style(Role::Title),
+    ));
     lines.push(Line::styled(
         format!(
-            "{test} ({}) on mutant {} ({}, {}:{} in {})",
-            p.test.name, mu.id, mu.kind, mu.file, mu.line, mu.function
+            "{} at {}:{} in {}{}",
+            mu.kind,
+            mu.file,
+            mu.line,
+            mu.function,
+            // As the Grid says it: a neighbour's mutant is not a focal function's.
+            mu.scope
+                .map_or(String::new(), |sc| format!(" (scope: {})", sc.as_str()))
         ),
         t.style(Role::Title),
     ));
@@ -1532,6 +1544,17 @@ mod tests {
             update(&mut w, Action::Right);
         }
         assert_eq!(named, 2);
+        // The Pair screen of such a cell says it too.
+        let mut paired = 0;
+        for _ in 0..widened.generations[0].mutants.len() {
+            update(&mut w, Action::Left);
+            let mut pair = w.clone();
+            update(&mut pair, Action::Open);
+            let text = format!("{}", drawn(&pair, &l).backend());
+            assert!(text.contains("Pair"), "{text}");
+            paired += usize::from(text.contains("(scope: caller)"));
+        }
+        assert_eq!(paired, 2);
     }
 
     /// At 80x24 the help is longer than its overlay: it says where it is and the moving keys
