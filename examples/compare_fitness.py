@@ -8,7 +8,9 @@ configurations need happens once; the figures count what each run's generations 
 
 Configurations (each a part of issue 26 switched off, against the default):
   discriminate   the default: discriminating samples, ties settled by more mutants,
-                 trivially equivalent mutants dropped
+                 trivially equivalent mutants dropped, rescues judged by the repository's
+                 tests (witnesses)
+  no-witnesses   --no-witnesses (rescues only break ties, rescuers not drawn again)
   no-settle      --no-settle-ties (a tied cut goes to the tie-break at once)
   reached        --sampling reached --no-settle-ties (reach-aware only, the earlier default)
   all            --sampling all --no-settle-ties (the whole pool, as the paper samples)
@@ -18,7 +20,8 @@ Configurations (each a part of issue 26 switched off, against the default):
 
 Per run: cuts fitness decided alone of all cuts, tied cuts (the rest: rescues, the model or
 the rules decided), rescues found ((test, mutant) pairs where a test failing on c_old passes
-on the mutant), mutant executions the generations needed, and whether the final test is F2P.
+on the mutant), mutant executions the generations needed, runs of the repository's own test
+modules that judged the rescuers (witness runs), and whether the final test is F2P.
 
 usage: python3 examples/compare_fitness.py [--bin target/release/evootter] [--seeds 1,2,3]
                                            [--start basebrt|candidates] [--configs a,b]
@@ -32,6 +35,7 @@ import sys
 
 CONFIGS = {
     "discriminate": [],
+    "no-witnesses": ["--no-witnesses"],
     "no-settle": ["--no-settle-ties"],
     "reached": ["--sampling", "reached", "--no-settle-ties"],
     "all": ["--sampling", "all", "--no-settle-ties"],
@@ -50,7 +54,9 @@ def figures(out: pathlib.Path) -> dict:
             if not sc.get("flaky"):
                 rescues.update((t, m) for m in sc.get("rescues", []))
     tce = (s["pool"] or {}).get("tce") or {}
+    witnesses = {w["hash"][:16] for w in (s.get("witnesses") or {}).get("modules", [])}
     return {
+        "witness_runs": sum(1 for k in s["executions"] if k.split("@")[0] in witnesses),
         "cuts": len(gens),
         "fitness": sum(1 for g in gens if g.get("fitness_decided")),
         "rescues": len(rescues),
@@ -76,10 +82,10 @@ def main() -> int:
     names = a.examples or sorted(p.parent.name for p in here.glob("*/instance.toml"))
     seeds = [int(s) for s in a.seeds.split(",")]
     configs = a.configs.split(",")
-    keys = ("cuts", "fitness", "rescues", "executions", "f2p", "dropped")
+    keys = ("cuts", "fitness", "rescues", "executions", "witness_runs", "f2p", "dropped")
     totals = {c: dict.fromkeys(keys + ("runs",), 0) for c in configs}
     print(f"{'instance':22} {'seed':>4} {'config':13} {'fitness':>8} {'tied':>5} {'rescues':>7} "
-          f"{'executions':>10} {'pool':>7} {'dropped':>7} {'F2P':>4}  final test")
+          f"{'executions':>10} {'witness':>7} {'pool':>7} {'dropped':>7} {'F2P':>4}  final test")
     for name in names:
         for seed in seeds:
             prev = None
@@ -100,7 +106,7 @@ def main() -> int:
                     totals[c][k] += f[k]
                 totals[c]["runs"] += 1
                 print(f"{name:22} {seed:>4} {c:13} {str(f['fitness']) + '/' + str(f['cuts']):>8} "
-                      f"{f['cuts'] - f['fitness']:>5} {f['rescues']:>7} {f['executions']:>10} "
+                      f"{f['cuts'] - f['fitness']:>5} {f['rescues']:>7} {f['executions']:>10} {f['witness_runs']:>7} "
                       f"{pool:>7} {f['dropped']:>7} {'yes' if f['f2p'] else 'no':>4}  {f['final']}",
                       flush=True)
                 prev = out / "session.json"
@@ -109,6 +115,7 @@ def main() -> int:
         print(f"{c:13} fitness decided {t['fitness']}/{t['cuts']} cuts "
               f"({100 * t['fitness'] / max(t['cuts'], 1):.0f}%), tied {t['cuts'] - t['fitness']}, "
               f"rescues {t['rescues']}, mutant executions {t['executions']}, "
+              f"witness runs {t['witness_runs']}, "
               f"trivially equivalent dropped {t['dropped']}, F2P {t['f2p']}/{t['runs']}")
     return 0
 

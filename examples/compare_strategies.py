@@ -19,6 +19,7 @@ import sys
 
 CONFIGS = [
     ("mutation", []),
+    ("mutation-no-witnesses", ["--no-witnesses"]),
     ("mutation-no-rescues", ["--no-rescue-tiebreak"]),
     ("mutation-paper", ["--fitness", "paper"]),
     ("otter", ["--selection", "otter"]),

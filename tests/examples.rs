@@ -132,6 +132,90 @@ fn candidates_mode_runs_without_a_model() {
         s["inputs"]["focal"].as_array().unwrap().len(),
         inst.focal.len()
     );
+
+    // The rescues are judged by the repository's own tests: its wrong-expectation test
+    // (`test_page_end_index_orphans.py`, failing before and after the fix) out-kills the
+    // fail-to-pass ones, but only mutants that break many of the repository's tests rescue
+    // it, so selection keeps a fail-to-pass test.
+    let witnesses: Vec<&str> = s["witnesses"]["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["rel_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        witnesses,
+        ["tests/test_paginator.py", "tests/test_windows.py"]
+    );
+    let final_name = |r: &serde_json::Value| {
+        std::path::Path::new(r["final_test"].as_str().unwrap())
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    assert_eq!(r["f2p"]["f2p"], true, "{}", final_name(&r));
+    let verdicts = s["witnesses"]["verdicts"].as_object().unwrap();
+    let (rescuer, v) = verdicts
+        .iter()
+        .max_by_key(|(_, v)| v["kept"].as_u64())
+        .unwrap();
+    assert!(v["kept"].as_u64() < v["of"].as_u64(), "{v}");
+    // The Pair of a rescued cell says what the rescuer breaks; the cut says what it weighed.
+    let rescued = s["generations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["scores"].as_object().unwrap())
+        .find(|(_, sc)| {
+            sc["rescues"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m == rescuer)
+        })
+        .map(|(t, _)| t.clone())
+        .unwrap();
+    let shown = bin()
+        .args(["show"])
+        .arg(out_dir.path())
+        .args(["--test", &rescued, "--mutant", rescuer])
+        .output()
+        .unwrap();
+    let shown = text(&shown);
+    let judged = format!(
+        "the repository's tests on this mutant: {} of {} passing; it breaks\n  tests/",
+        v["kept"], v["of"]
+    );
+    assert!(shown.contains(&judged), "{shown}");
+    let shown = bin().args(["show"]).arg(out_dir.path()).output().unwrap();
+    assert!(
+        text(&shown).contains("rescues judged by the repository's tests: "),
+        "{}",
+        text(&shown)
+    );
+
+    // Without them the kills decide, and the wrong test wins (the same executions reused).
+    let without = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args([
+            "run",
+            "--start",
+            "candidates",
+            "--no-witnesses",
+            "--instance",
+        ])
+        .arg(&ex)
+        .arg("--out")
+        .arg(without.path())
+        .arg("--reuse-executions")
+        .arg(out_dir.path().join("session.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let r = read_json(&without.path().join("report.json"));
+    assert_eq!(final_name(&r), "test_page_end_index_orphans.py");
+    assert_eq!(r["f2p"]["f2p"], false);
 }
 
 /// The README's demo: the full workflow on the envconf example, offline, with the model's

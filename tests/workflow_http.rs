@@ -224,6 +224,9 @@ fn full_workflow_over_http(name: &str, wire: Wire) {
         // Discriminating: of those, the mutants that best tell the competitors apart.
         let competitors = evootter::engine::reach::competitors(&doc, &g.tests);
         let drawn = evootter::engine::reach::discriminating(&doc, &competitors, reached, &spans, k);
+        // Mutants that rescued a test of an earlier generation first, up to half the sample.
+        let known = evootter::engine::witness::known_rescuers(&doc, &doc.generations[..g.index]);
+        let drawn = evootter::engine::witness::first_of(drawn, &known, k / 2);
         assert_eq!(
             sample[..k],
             drawn[..k],

@@ -220,6 +220,13 @@ pub struct RunArgs {
     /// competitors, and the generation runs on them first.
     #[arg(long)]
     pub no_settle_ties: bool,
+    /// Do not judge rescues by the repository's own tests. By default the repository's test
+    /// modules that import a focal module run on every mutant that rescues a candidate; a
+    /// failing test whose best rescuer keeps the largest share of their passing tests ranks
+    /// first (a plausible surrogate fix), before kills, and rescuers are drawn again in later
+    /// generations' samples.
+    #[arg(long)]
+    pub no_witnesses: bool,
     /// Which functions the mutants come from: widened (the focal functions and, when they
     /// yield fewer than M mutants, the functions they call and that call them in the same
     /// files, each such mutant marked `callee` or `caller`) | focal (the focal functions
@@ -233,6 +240,7 @@ impl From<RunArgs> for RunOptions {
         let d = RunOptions::default();
         RunOptions {
             instance: a.instance,
+            instance_id: None,
             start: a.start,
             repo: a.repo,
             issue: a.issue,
@@ -280,6 +288,7 @@ impl From<RunArgs> for RunOptions {
             keep_equivalent_mutants: a.keep_equivalent_mutants,
             settle_ties: !a.no_settle_ties,
             mutant_scope: a.mutant_scope.unwrap_or(d.mutant_scope),
+            witnesses: !a.no_witnesses,
         }
     }
 }

@@ -267,6 +267,11 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
         run.outcome,
         cell.verdict()
     );
+    if cell == Cell::Rescued
+        && let Some(j) = evootter::engine::witness::judgement(doc, &m.id)
+    {
+        println!("{}", j.join("\n"));
+    }
     println!("\nnormalized log, c_old -> mutant:");
     print!("{}", p.log_diff(doc));
     Ok(())

@@ -206,6 +206,12 @@ pub struct RunConfig {
     /// existed read `focal` and resume as they ran.
     #[serde(default, skip_serializing_if = "is_focal")]
     pub mutant_scope: MutantScope,
+    /// Rescues judged by the repository's own tests (`engine::witness`): the rescuing
+    /// mutants drawn again in later samples, and a failing test's best rescuer's share of
+    /// the repository's tests kept ranking it before its kills. Sessions from before it
+    /// existed read `false` and resume as they ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub witnesses: bool,
 }
 
 fn is_focal(s: &MutantScope) -> bool {
@@ -246,6 +252,7 @@ impl Default for RunConfig {
             keep_equivalent_mutants: false,
             settle_ties: true,
             mutant_scope: MutantScope::Widened,
+            witnesses: true,
         }
     }
 }

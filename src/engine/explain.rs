@@ -10,6 +10,7 @@
 use super::config::{CutRule, FitnessRule, SelectionStrategy};
 use super::selection::{TestFacts, otter_category, otter_cmp};
 use super::session::{ActKind, Generation, MutantId, SessionDoc, Target, TestId, TieBreak};
+use super::witness::{self, Verdict};
 use crate::exec::{FailureKind, Outcome};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -188,6 +189,36 @@ impl<'a> Cut<'a> {
         self.doc.config.fitness == FitnessRule::Brt
     }
 
+    /// The test's best rescuer as selection weighed it (`witness::best_rescue`), when rescues
+    /// rank tests (the BRT rule, witnesses on).
+    fn surrogate(&self, t: &TestId) -> Option<(MutantId, Verdict)> {
+        if !(self.brt() && self.doc.config.witnesses) {
+            return None;
+        }
+        witness::best_rescue(self.doc, self.g.scores.get(t)?)
+    }
+
+    /// Which tests a judged rescue ranks, by which mutant and how plausible a fix it is.
+    fn surrogate_line(&self) -> Option<String> {
+        let each: Vec<String> = self
+            .g
+            .tests
+            .iter()
+            .filter_map(|t| {
+                let (m, v) = self.surrogate(t)?;
+                Some(format!("{t} by {m} ({} of {} kept)", v.kept, v.of))
+            })
+            .collect();
+        if each.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "rescues judged by the repository's tests: {}; of the tests failing on c_old, one \
+             rescued by a fix that keeps more of them ranks first, before kills",
+            each.join(", ")
+        ))
+    }
+
     fn cut_words(&self) -> String {
         format!("cut {} -> {}", self.g.tests.len(), self.kept.len())
     }
@@ -205,6 +236,9 @@ impl<'a> Cut<'a> {
         }
         if self.brt() && self.passes(t) {
             notes.push("passes on c_old".into());
+        }
+        if let Some((_, v)) = self.surrogate(t) {
+            notes.push(format!("rescued, {}/{} repo tests kept", v.kept, v.of));
         }
         // What the user did to a kept test at the gate, so the cut never reads as keeping a
         // test that does not go on.
@@ -310,6 +344,7 @@ impl<'a> Cut<'a> {
             lines.extend(self.why_tied(tie));
         }
         lines.extend(self.settling_line());
+        lines.extend(self.surrogate_line());
         (rule, lines)
     }
 

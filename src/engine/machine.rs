@@ -14,6 +14,7 @@ use super::kill;
 use super::reach;
 use super::selection::{self, SelectionParams, TestFacts};
 use super::session::*;
+use super::witness;
 use crate::exec::{ExecRequest, ExecResult, Executor, FileOverride, Outcome};
 use crate::llm::Model;
 use crate::llm::price::PriceTable;
@@ -80,7 +81,7 @@ impl EngineError {
 
 /// Counters of the step in flight, for progress events.
 #[derive(Default)]
-struct StepProgress {
+pub(super) struct StepProgress {
     done: usize,
     total: usize,
     kills: usize,
@@ -88,12 +89,15 @@ struct StepProgress {
 }
 
 /// One execution waiting to run.
-struct Job {
-    test: TestId,
+pub(super) struct Job {
+    pub(super) test: TestId,
     /// The test's content hash: with the target, the execution's key.
-    hash: String,
-    target: Target,
-    request: ExecRequest,
+    pub(super) hash: String,
+    pub(super) target: Target,
+    pub(super) request: ExecRequest,
+    /// A run of one of the repository's test modules (`engine::witness`), not of a
+    /// candidate: recorded by its hash alone, outside the kill matrix and its progress.
+    pub(super) witness: bool,
 }
 
 pub struct Engine {
@@ -379,11 +383,22 @@ impl Engine {
             }
         };
         let count = mutants_for(tests.len(), self.doc.config.mutants, from.len());
+        let cfg = &self.doc.config;
+        let from = if cfg.witnesses && cfg.selection == SelectionStrategy::Mutation {
+            // Evidence already found is looked for again: a mutant that rescued a test of an
+            // earlier generation tests this one's survivors and offspring the same way, the
+            // most plausible fixes first. At most half the sample, so the rest still
+            // discriminates.
+            let known = witness::known_rescuers(&self.doc, &self.doc.generations);
+            witness::first_of(from, &known, count / 2)
+        } else {
+            from
+        };
         (from.into_iter().take(count).collect(), counts)
     }
 
     /// Where each mutant of the pool changes its file, for what the tests reach.
-    fn spans(&self) -> BTreeMap<MutantId, reach::Span> {
+    pub(super) fn spans(&self) -> BTreeMap<MutantId, reach::Span> {
         let pool = self.doc.pool.iter().flat_map(|p| p.mutants.iter());
         reach::spans(pool, |f| {
             std::fs::read_to_string(self.doc.inputs.repo.join(f)).ok()
@@ -546,7 +561,7 @@ impl Engine {
     }
 
     /// The original content of a focal file, checked against the hash taken at Mutate.
-    fn source(&mut self, file: &str) -> Result<&str, EngineError> {
+    pub(super) fn source(&mut self, file: &str) -> Result<&str, EngineError> {
         if !self.sources.contains_key(file) {
             let path = self.doc.inputs.repo.join(file);
             let text =
@@ -565,7 +580,7 @@ impl Engine {
         Ok(&self.sources[file])
     }
 
-    fn mutant(&self, id: &str) -> Result<Mutant, EngineError> {
+    pub(super) fn mutant(&self, id: &str) -> Result<Mutant, EngineError> {
         self.doc
             .pool
             .as_ref()
@@ -640,7 +655,7 @@ impl Engine {
 
     /// The focal files a baseline traces: with reach-aware sampling, every `c_old` run
     /// records the lines of them it executes.
-    fn traced_files(&self, target: &Target) -> Vec<String> {
+    pub(super) fn traced_files(&self, target: &Target) -> Vec<String> {
         if !self.doc.config.reach.traced() || *target != Target::Old {
             return vec![];
         }
@@ -699,6 +714,7 @@ impl Engine {
                         trace: self.traced_files(&target),
                         tracer: Default::default(),
                     },
+                    witness: false,
                 });
             }
             self.run_jobs(Some(g), baselines, progress).await?;
@@ -748,6 +764,7 @@ impl Engine {
                         trace: vec![],
                         tracer: Default::default(),
                     },
+                    witness: false,
                 });
             }
         }
@@ -780,6 +797,9 @@ impl Engine {
         let mut scores = self.score_generation(self.generation(g)?);
         if self.settle_tie(g, &scores, &mut progress).await? {
             scores = self.score_generation(self.generation(g)?);
+        }
+        if self.doc.config.witnesses && self.doc.config.selection == SelectionStrategy::Mutation {
+            self.judge_rescues(&scores).await?;
         }
         let gen_ = self.generation(g)?.clone();
         self.check_force_failure(&gen_, &scores);
@@ -874,7 +894,7 @@ impl Engine {
     }
 
     /// Run jobs `parallelism()` at a time, recording each result as it arrives.
-    async fn run_jobs(
+    pub(super) async fn run_jobs(
         &mut self,
         generation: Option<usize>,
         jobs: Vec<Job>,
@@ -887,7 +907,7 @@ impl Engine {
         let events = self.events.clone();
         let spawn = |set: &mut tokio::task::JoinSet<_>, job: Job| {
             let ex = Arc::clone(&executor);
-            if let Some(tx) = &events {
+            if let Some(tx) = events.as_ref().filter(|_| !job.witness) {
                 let _ = tx.send(Event::ExecutionStarted {
                     generation,
                     key: exec_key(&job.hash, &job.target),
@@ -898,16 +918,30 @@ impl Engine {
             set.spawn(async move {
                 let timeout = job.request.timeout;
                 let r = ex.run(job.request).await;
-                (job.test, job.target, timeout, r)
+                (
+                    job.test,
+                    job.witness.then_some(job.hash),
+                    job.target,
+                    timeout,
+                    r,
+                )
             });
         };
         for job in pending.by_ref().take(width) {
             spawn(&mut set, job);
         }
         while let Some(joined) = set.join_next().await {
-            let (test, target, timeout, result) =
+            let (test, witness, target, timeout, result) =
                 joined.map_err(|e| EngineError::State(format!("execution task failed: {e}")))?;
             let result = result?;
+            if let Some(hash) = witness {
+                let exec = self.execution_of(&hash, &target, timeout, result);
+                self.doc.executions.insert(exec_key(&hash, &target), exec);
+                if let Some(job) = pending.next() {
+                    spawn(&mut set, job);
+                }
+                continue;
+            }
             let outcome = result.outcome;
             let (key, cell) = self.record(&test, &target, timeout, result);
             let killed = cell.map(kill::Cell::is_kill);
@@ -946,6 +980,31 @@ impl Engine {
         r: ExecResult,
     ) -> (String, Option<kill::Cell>) {
         let hash = self.doc.tests[test].hash.clone();
+        let exec = self.execution_of(&hash, target, timeout, r);
+        if *target == Target::Old {
+            self.note_old_run(test, &exec);
+        }
+        let cell = match target {
+            Target::Mutant(_) => self
+                .doc
+                .execution(test, &Target::Old)
+                .map(|old| kill::cell(old, &exec)),
+            _ => None,
+        };
+        let key = exec_key(&hash, target);
+        self.doc.executions.insert(key.clone(), exec);
+        (key, cell)
+    }
+
+    /// One result as the session keeps it: its logs interned, its place in the order of
+    /// executions, its trace if it was a `c_old` run.
+    fn execution_of(
+        &mut self,
+        hash: &str,
+        target: &Target,
+        timeout: Duration,
+        r: ExecResult,
+    ) -> Execution {
         let raw = self.doc.intern_log(&r.raw_log);
         let norm = self.doc.intern_log(&r.normalized_log);
         let seq = *self.last_seq.get_or_insert_with(|| {
@@ -957,8 +1016,8 @@ impl Engine {
                 .unwrap_or(0)
         }) + 1;
         self.last_seq = Some(seq);
-        let exec = Execution {
-            test_hash: hash.clone(),
+        Execution {
+            test_hash: hash.to_string(),
             target: target.clone(),
             outcome: r.outcome,
             failure_kind: r.failure_kind,
@@ -980,20 +1039,7 @@ impl Engine {
             } else {
                 None
             },
-        };
-        if *target == Target::Old {
-            self.note_old_run(test, &exec);
         }
-        let cell = match target {
-            Target::Mutant(_) => self
-                .doc
-                .execution(test, &Target::Old)
-                .map(|old| kill::cell(old, &exec)),
-            _ => None,
-        };
-        let key = exec_key(&hash, target);
-        self.doc.executions.insert(key.clone(), exec);
-        (key, cell)
     }
 
     /// What a test's first `c_old` run revealed that the user must hear about at once: it
@@ -1171,6 +1217,7 @@ impl Engine {
                     hash: self.doc.tests[t].hash.clone(),
                     target,
                     request,
+                    witness: false,
                 });
             }
         }

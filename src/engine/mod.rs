@@ -12,6 +12,7 @@ pub mod events;
 pub mod explain;
 pub mod export;
 pub mod halving;
+mod judge;
 pub mod kill;
 mod llm_steps;
 pub mod machine;
@@ -21,6 +22,7 @@ pub mod report;
 pub mod selection;
 pub mod session;
 pub mod setup;
+pub mod witness;
 
 pub use acts::{ActError, ActRequest};
 pub use config::*;

@@ -153,6 +153,13 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutant_kinds": pool.map(|p| &p.kinds),
         "mutant_reach": doc.config.reach.to_string(),
         "settle_ties": doc.config.settle_ties,
+        "witnesses": doc.config.witnesses,
+        // The repository's tests that judged the rescuers, their runs and verdicts.
+        "witness_runs": doc.witnesses.as_ref().map(|w| json!({
+            "modules": w.modules.iter().map(|m| &m.rel_path).collect::<Vec<_>>(),
+            "executions": doc.executions.values().filter(|e| w.modules.iter().any(|m| m.hash == e.test_hash)).count(),
+            "verdicts": &w.verdicts,
+        })),
         "mutant_scope": doc.config.mutant_scope.as_str(),
         "widened": pool.map(|p| p.widened()),
         "trivially_equivalent": pool.and_then(|p| p.tce.as_ref().map(|t| (t, p.mutants.len()))).map(|(t, kept)| json!({

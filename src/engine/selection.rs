@@ -20,6 +20,9 @@ pub struct TestFacts {
     pub old_failure_kind: Option<FailureKind>,
     pub kills: usize,
     pub rescues: usize,
+    /// The share of the repository's tests its best rescuer keeps passing, in thousandths
+    /// (`witness::best_rescue`; 0: no rescuer the witnesses could judge, or witnesses off).
+    pub surrogate: u32,
     /// Length of the test source, the Otter selector's last tie-break.
     pub source_len: usize,
 }
@@ -45,6 +48,10 @@ impl TestFacts {
                     old_failure_kind: old.and_then(|e| e.failure_kind),
                     kills: score.map_or(0, |s| s.kills.len()),
                     rescues: score.map_or(0, |s| s.rescues.len()),
+                    surrogate: score
+                        .filter(|_| doc.config.witnesses)
+                        .and_then(|s| super::witness::best_rescue(doc, s))
+                        .map_or(0, |(_, v)| v.permille()),
                     source_len: doc.tests.get(t).map_or(0, |c| c.source.len()),
                 }
             })
@@ -111,9 +118,15 @@ fn brt_rank(f: &TestFacts, rule: FitnessRule) -> u8 {
 }
 
 /// Fitness under `rule` as a sort key, higher is better: under the BRT rule a test that
-/// passes on `c_old` ranks below every test that fails or errors there, whatever it kills.
-pub fn fitness_key(f: &TestFacts, rule: FitnessRule) -> (std::cmp::Reverse<u8>, usize) {
-    (std::cmp::Reverse(brt_rank(f, rule)), f.kills)
+/// passes on `c_old` ranks below every test that fails or errors there, whatever it kills,
+/// and among the failing ones a test rescued by a more plausible surrogate fix (its best
+/// rescuer keeps more of the repository's tests passing, `engine::witness`) ranks first.
+pub fn fitness_key(f: &TestFacts, rule: FitnessRule) -> (std::cmp::Reverse<u8>, u32, usize) {
+    let surrogate = match rule {
+        FitnessRule::Brt => f.surrogate,
+        FitnessRule::Paper => 0,
+    };
+    (std::cmp::Reverse(brt_rank(f, rule)), surrogate, f.kills)
 }
 
 /// Keep `keep` of `tests`.
@@ -209,6 +222,7 @@ mod tests {
             old_failure_kind: (old == Outcome::Failed).then_some(FailureKind::Assertion),
             kills,
             rescues,
+            surrogate: 0,
             source_len: len,
         }
     }
@@ -264,6 +278,42 @@ mod tests {
             params(SelectionStrategy::Mutation, FitnessRule::Paper),
         );
         assert_eq!(paper.selected, vec!["pass_many", "pass_few"]);
+    }
+
+    #[test]
+    fn a_more_plausible_surrogate_fix_ranks_a_failing_test_before_kills() {
+        // pagekit's last cut, seed 1: the wrong-expectation test kills one mutant more; the
+        // F2P one is rescued by a mutant keeping 17 of the repository's 18 tests, the wrong
+        // one only by mutants breaking 8 of them.
+        let mut f2p = t("f2p", Failed, 25, 1, 10);
+        f2p.surrogate = 944;
+        let mut wrong = t("wrong", Failed, 26, 2, 10);
+        wrong.surrogate = 555;
+        let passing = t("pass", Passed, 40, 0, 10);
+        let tests = vec![wrong.clone(), f2p.clone(), passing];
+        let s = select(
+            &tests,
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["f2p"]);
+        assert!(s.fitness_decided);
+        // Without a judged rescuer (witnesses off), the kills decide as before.
+        let (mut f2p0, mut wrong0) = (f2p, wrong);
+        (f2p0.surrogate, wrong0.surrogate) = (0, 0);
+        let s = select(
+            &[wrong0, f2p0],
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["wrong"]);
+        // The paper's fitness is kills alone.
+        let s = select(
+            &tests,
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Paper),
+        );
+        assert_eq!(s.selected, vec!["pass"]);
     }
 
     #[test]

@@ -299,6 +299,59 @@ pub struct Generation {
     pub settling: Vec<MutantId>,
 }
 
+/// One of the repository's test modules, run as it is in the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witness {
+    /// Repository-relative path, `/` separators.
+    pub rel_path: String,
+    /// SHA-256 of its content when found: with the target, its executions' key.
+    pub hash: String,
+}
+
+/// The witnesses of a session and what they said of each rescuing mutant run on them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witnesses {
+    pub modules: Vec<Witness>,
+    pub verdicts: BTreeMap<MutantId, Verdict>,
+}
+
+/// How a rescuing mutant fared under the witnesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Of the witnesses' tests that pass on `c_old`, how many still pass on the mutant.
+    pub kept: usize,
+    /// How many pass on `c_old`; 0 when no witness runs the mutant's lines there (then they
+    /// cannot judge it: a mutant of code the repository's tests never run keeps them all
+    /// passing, whatever it does).
+    pub of: usize,
+}
+
+impl Verdict {
+    /// The share kept, in thousandths (an integer, so fitness keys stay totally ordered); 0
+    /// for a mutant the witnesses cannot judge.
+    pub fn permille(&self) -> u32 {
+        (self.kept * 1000).checked_div(self.of).unwrap_or(0) as u32
+    }
+
+    pub fn judged(&self) -> bool {
+        self.of > 0
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.judged() {
+            write!(
+                f,
+                "keeps {} of the repository's {} tests",
+                self.kept, self.of
+            )
+        } else {
+            write!(f, "in code the repository's tests do not run")
+        }
+    }
+}
+
 /// Where the state machine stands. Each variant is the step that runs next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "step")]
@@ -386,6 +439,11 @@ pub struct SessionDoc {
     /// The user's acts at gates, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub acts: Vec<Act>,
+    /// The repository's test modules that judge rescuing mutants and their verdicts
+    /// (`engine::witness`), from the first rescue on; `None` before (and in sessions from
+    /// before witnesses existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witnesses: Option<Witnesses>,
 }
 
 #[derive(Debug, thiserror::Error)]

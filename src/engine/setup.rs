@@ -158,12 +158,21 @@ pub fn reuse_executions(doc: &mut SessionDoc, other: &SessionDoc) -> Result<usiz
         .values()
         .map(|c| (c.hash.as_str(), c.rel_path.as_str()))
         .collect();
+    // The repository's own test modules that judged its rescuers (`engine::witness`): the
+    // same repository content holds them at the same paths.
+    let witnesses: BTreeSet<&str> = other
+        .witnesses
+        .iter()
+        .flat_map(|w| &w.modules)
+        .map(|m| m.hash.as_str())
+        .collect();
     let mut taken = 0;
     for (key, e) in &other.executions {
         // The same test content placed at the same path (the path shows in the log).
-        let same_place = theirs
-            .get(e.test_hash.as_str())
-            .is_some_and(|p| placed.contains(&(e.test_hash.as_str(), *p)));
+        let same_place = witnesses.contains(e.test_hash.as_str())
+            || theirs
+                .get(e.test_hash.as_str())
+                .is_some_and(|p| placed.contains(&(e.test_hash.as_str(), *p)));
         if !same_place || doc.executions.contains_key(key) {
             continue;
         }
@@ -269,6 +278,7 @@ pub fn new_session(
         llm_calls: vec![],
         base_brt: None,
         acts: vec![],
+        witnesses: None,
     })
 }
 

@@ -121,6 +121,9 @@ pub struct RunOptions {
     /// An instance directory with instance.toml (e.g. examples/NAME), which gives the repo,
     /// issue, candidates, focal functions and run settings; flags override it.
     pub instance: Option<PathBuf>,
+    /// The benchmark instance's id when the run is one of a batch's (no instance directory),
+    /// kept in the session as the instance it came from.
+    pub instance_id: Option<String>,
     /// With --instance: basebrt (the model localizes and writes the tests; the instance's
     /// recorded script is the model unless --llm names one) | candidates (the instance's own
     /// tests and focal functions). Default: the instance's `start`.
@@ -266,6 +269,8 @@ pub struct RunOptions {
     /// Widen the pool to the focal functions' callees and callers when they yield fewer
     /// than `mutants` (default), or keep it to the focal functions.
     pub mutant_scope: crate::engine::MutantScope,
+    /// Judge rescues by the repository's own tests (default on; `engine::witness`).
+    pub witnesses: bool,
 }
 
 impl Default for RunOptions {
@@ -273,6 +278,7 @@ impl Default for RunOptions {
         let base = RunConfig::default();
         Self {
             instance: None,
+            instance_id: None,
             start: None,
             repo: None,
             issue: None,
@@ -320,6 +326,7 @@ impl Default for RunOptions {
             keep_equivalent_mutants: false,
             settle_ties: true,
             mutant_scope: base.mutant_scope,
+            witnesses: base.witnesses,
         }
     }
 }
@@ -587,6 +594,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         keep_equivalent_mutants: a.keep_equivalent_mutants,
         settle_ties: a.settle_ties,
         mutant_scope: a.mutant_scope,
+        witnesses: a.witnesses,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
@@ -622,7 +630,10 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         focal: focal.clone(),
         initial_tests_dir: tests_dir.map(abs),
         golden_patch: golden_patch.map(abs),
-        instance: inst.as_ref().map(|i| i.name.clone()),
+        instance: inst
+            .as_ref()
+            .map(|i| i.name.clone())
+            .or_else(|| a.instance_id.clone()),
         repo_fingerprint: String::new(),
     };
     let empty_issue = inputs.issue_text.trim().is_empty();
