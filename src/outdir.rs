@@ -172,6 +172,16 @@ pub fn ensure_unlocked(dir: &Path) -> Result<(), OutDirError> {
     Ok(())
 }
 
+/// Whether a run holds `dir` now: one attempt, never waiting (a screen polling many
+/// directories asks this; a fork's moment of holding the lock can read as held).
+pub fn is_locked(dir: &Path) -> bool {
+    let Ok(lock) = std::fs::File::open(dir.join(LOCK_FILE)) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor this function owns; closing it releases the lock.
+    unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) != 0 }
+}
+
 /// Takes `lock` (`LOCK_SH` or `LOCK_EX`) without waiting on a run that holds it, but through
 /// the moment a descriptor of it lives in a forked child: a process that forks between
 /// opening the lock and exec'ing (evootter starting Python, a test thread doing the same)

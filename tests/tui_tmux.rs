@@ -414,3 +414,71 @@ fn search_go_to_generations_figure_and_write_at_both_sizes() {
         t.wait_for("EVOOTTER-EXITED 0", 20);
     }
 }
+
+/// The Batch screen on a batch while `bench` runs it (two bundled examples, one at a time):
+/// queued and running rows, then done; a filter, a search, Enter into an instance's session
+/// and Esc back to the same row; at 80x24.
+#[test]
+fn a_batch_is_a_screen_live_while_it_runs() {
+    use common::bench_rows::{mirror, row};
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let mut lines = vec![];
+    for name in ["envconf_errors", "pagekit_orphans"] {
+        let ex = root().join("examples").join(name);
+        let commit = mirror(&ex, &repos);
+        lines.push(row(&ex, &commit).to_string());
+    }
+    let rows = dir.path().join("rows.jsonl");
+    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("batch");
+    let mut bench = bin()
+        .args(["bench", "--parallel", "1", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !out.join("batch.json").is_file() {
+        assert!(Instant::now() < deadline, "bench wrote no manifest");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let name = format!("evootter-batch-{}", std::process::id());
+    let t = Tmux::start(&name, 80, 24, &format!("{bin} open {}", out.display()));
+    // Live: the second instance waits while the first runs.
+    let live = t.wait_for("queued 1", 30);
+    assert!(live.contains("running 1"), "{live}");
+    let done = t.wait_for("done 2, running 0, queued 0", 180);
+    assert!(done.contains("F2P 2/2 (100%)"), "{done}");
+    assert!(bench.wait().unwrap().success());
+
+    // Not F2P: none; Esc takes the filter back.
+    t.keys(&["f"]);
+    t.wait_for("0 of 2 instances (not F2P", 10);
+    t.keys(&["Escape"]);
+    t.wait_for("2 of 2 instances (all", 10);
+    // A search, then its session and back.
+    t.keys(&["/"]);
+    t.keys(&["p", "a", "g", "e", "Enter"]);
+    let found = t.wait_for("1 of 2 instances (all, matching \"page\"", 10);
+    assert!(found.contains("evootter__pagekit_orphans-1 (evootter/pagekit_orphans): done"));
+    t.keys(&["Enter"]);
+    // The workbench's screens, on the instance's session (its id in the status line).
+    let session = t.wait_for("evootter__pagekit_orphans-1 | done", 10);
+    assert!(session.contains("read-only"), "{session}");
+    t.keys(&["Escape"]);
+    let back = t.wait_for("Batch batch", 10);
+    assert!(
+        back.contains("evootter__pagekit_orphans-1 (evootter/pagekit_orphans): done"),
+        "the same row: {back}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("EVOOTTER-EXITED 0", 10);
+}

@@ -57,6 +57,15 @@ pub struct BadRow {
     pub error: String,
 }
 
+impl BadRow {
+    /// Its instance id, or `line-N` when even that could not be read.
+    pub fn name(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("line-{}", self.line))
+    }
+}
+
 /// Every row of `path`, in order; rows that do not parse come back as `BadRow`s, so one broken
 /// line costs only its instance.
 pub fn read(path: &Path) -> std::io::Result<Vec<Result<Row, BadRow>>> {

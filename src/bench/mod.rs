@@ -6,6 +6,7 @@
 //! kept), one interrupted mid-run is resumed from its session. The golden patch is used only to
 //! evaluate; the developer's test patch only by `--validate`.
 
+pub mod batch_dir;
 pub mod instances;
 pub mod score;
 pub mod summary;
@@ -99,6 +100,26 @@ pub async fn run(
         source,
     })?;
     let total = rows.len();
+    // Every instance named up front, so that a screen on the directory shows the queued ones.
+    batch_dir::write_manifest(
+        &b.out,
+        &batch_dir::Manifest {
+            instances: rows
+                .iter()
+                .map(|r| match r {
+                    Ok(r) => batch_dir::ManifestRow {
+                        id: r.instance_id.clone(),
+                        repo: r.repo.clone(),
+                    },
+                    Err(bad) => batch_dir::ManifestRow {
+                        id: bad.name(),
+                        repo: String::new(),
+                    },
+                })
+                .collect(),
+            started_unix: crate::clock::now_unix(),
+        },
+    );
     let b = Arc::new(b);
     let permits = Arc::new(tokio::sync::Semaphore::new(b.parallel.max(1)));
     let started = Instant::now();
@@ -111,10 +132,7 @@ pub async fn run(
             let _p = permits.acquire_owned().await;
             let id = match &row {
                 Ok(r) => r.instance_id.clone(),
-                Err(bad) => bad
-                    .id
-                    .clone()
-                    .unwrap_or_else(|| format!("line-{}", bad.line)),
+                Err(bad) => bad.name(),
             };
             let _ = progress.send(Progress::Started {
                 instance: id.clone(),
@@ -249,6 +267,7 @@ async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceReco
     req.golden_patch = Some(golden.clone());
     req.out = Some(dir.to_path_buf());
     req.instance = None;
+    req.instance_id = Some(id.clone());
     req.force = false;
     if req.llm.is_none()
         && let Some(s) = &row.llm_script

@@ -97,6 +97,45 @@ fn u(v: &serde_json::Value) -> u64 {
     v.as_u64().unwrap_or(0)
 }
 
+/// The short name of a status, as the table and the Batch screen show it.
+pub fn status_name(s: &Status) -> &'static str {
+    match s {
+        Status::Done => "done",
+        Status::Unsound { .. } => "unsound",
+        Status::Error { .. } => "error",
+        Status::EnvironmentError { .. } => "env_error",
+    }
+}
+
+/// One instance's line from its report (`report.json`, or one made from a running session)
+/// and its score, when it has one.
+pub fn line(id: &str, status: &str, report: &serde_json::Value, score: Option<&Score>) -> Line {
+    let mut line = Line {
+        instance_id: id.to_string(),
+        status: status.to_string(),
+        model_calls: u(&report["llm_calls"]["total"]),
+        tokens_in: u(&report["tokens"]["input"]),
+        tokens_out: u(&report["tokens"]["output"]),
+        cost_usd: report["cost_usd"].as_f64(),
+        executions: u(&report["executions_total"]),
+        wall_seconds: report["wall_seconds"].as_f64().unwrap_or(0.0),
+        ..Default::default()
+    };
+    for g in report["generations"].as_array().into_iter().flatten() {
+        if let Some(by) = g["selected_by"].as_str() {
+            *line.cuts.entry(by.to_string()).or_default() += 1;
+        }
+    }
+    if let Some(sc) = score {
+        line.f2p = sc.f2p;
+        line.tdd = sc.tdd;
+        line.swt = sc.swt;
+        line.coverage = sc.coverage;
+        line.tdd_score = sc.tdd_score;
+    }
+    line
+}
+
 /// Reads every `INSTANCE/instance.json` (and its report) under `dir`.
 pub fn read(dir: &Path) -> std::io::Result<Summary> {
     let mut records = vec![];
@@ -118,34 +157,12 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
-        let mut line = Line {
-            instance_id: r.instance_id.clone(),
-            status: match &r.status {
-                Status::Done => "done".into(),
-                Status::Unsound { .. } => "unsound".into(),
-                Status::Error { .. } => "error".into(),
-                Status::EnvironmentError { .. } => "env_error".into(),
-            },
-            model_calls: u(&report["llm_calls"]["total"]),
-            tokens_in: u(&report["tokens"]["input"]),
-            tokens_out: u(&report["tokens"]["output"]),
-            cost_usd: report["cost_usd"].as_f64(),
-            executions: u(&report["executions_total"]),
-            wall_seconds: report["wall_seconds"].as_f64().unwrap_or(0.0),
-            ..Default::default()
-        };
-        for g in report["generations"].as_array().into_iter().flatten() {
-            if let Some(by) = g["selected_by"].as_str() {
-                *line.cuts.entry(by.to_string()).or_default() += 1;
-            }
-        }
-        if let Some(sc) = &r.score {
-            line.f2p = sc.f2p;
-            line.tdd = sc.tdd;
-            line.swt = sc.swt;
-            line.coverage = sc.coverage;
-            line.tdd_score = sc.tdd_score;
-        }
+        let line = line(
+            &r.instance_id,
+            status_name(&r.status),
+            &report,
+            r.score.as_ref(),
+        );
         s.instances += 1;
         match r.status {
             Status::Unsound { .. } => s.unsound += 1,

@@ -44,8 +44,13 @@ pub struct DemoArgs {
 
 #[derive(Args)]
 pub struct OpenArgs {
-    /// A session directory or its session.json. Without it: a list of saved sessions.
+    /// A session directory or its session.json, or a batch directory (`bench --out`): its
+    /// Batch screen. Without it: a list of saved sessions.
     session: Option<PathBuf>,
+    /// Two batch directories instance by instance (gained, lost, the cost difference; Enter
+    /// shows an instance's two sessions side by side), or two sessions side by side.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "session")]
+    compare: Option<Vec<PathBuf>>,
     #[command(flatten)]
     looks: LookArgs,
 }
@@ -179,6 +184,18 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = need_terminal("open") {
         return Ok(code);
     }
+    if let Some([x, y]) = a.compare.as_deref() {
+        let base = looks(&a.looks)?;
+        evootter::tui::compare::browse(x, y, &base.theme, &base.keymap)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = a
+        .session
+        .as_deref()
+        .filter(|p| p.is_dir() && evootter::bench::batch_dir::is_batch(p))
+    {
+        return batch(dir, &a.looks).await;
+    }
     let looks = looks(&a.looks)?;
     let path = match &a.session {
         Some(p) if p.is_dir() => p.join("session.json"),
@@ -209,6 +226,23 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let prepared = workbench::resume(&path, &RunOptions::default())?;
     live(prepared, &a.looks).await
+}
+
+/// The Batch screen on a batch directory; Enter opens an instance's session read-only (a
+/// running one as it stands: `bench` owns it), Esc there comes back.
+async fn batch(dir: &Path, look: &LookArgs) -> anyhow::Result<ExitCode> {
+    let base = looks(look)?;
+    let back_to = format!("batch {}", dir.display());
+    evootter::tui::batch::browse(dir, &base.theme, &base.keymap, |session, _id| {
+        let back_to = back_to.clone();
+        async move {
+            let doc = SessionDoc::load(&session)?;
+            app::run_from(Source::ReadOnly(Arc::new(doc)), looks(look)?, Some(back_to)).await?;
+            Ok(())
+        }
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Why a session can only be looked at: finished, or its repository is not here as it was.

@@ -71,6 +71,10 @@ pub enum Action {
     Explain,
     SortRows,
     FilterColumns,
+    /// The Batch screen: sort the other way, and show only some rows (not F2P, errors,
+    /// running, the selected row's repository).
+    ReverseSort,
+    FilterRows,
     NextHunk,
     PrevHunk,
     /// Long lines that do not wrap (the Pair screen): scroll sideways.

@@ -44,12 +44,21 @@ pub enum Outcome {
 
 /// Runs the TUI until the user quits. The terminal is restored on return and on panic.
 pub async fn run(source: Source, looks: Looks) -> anyhow::Result<Outcome> {
+    run_from(source, looks, None).await
+}
+
+/// [`run`], opened from another screen (`back_to` names it): Esc on the first screen ends it.
+pub async fn run_from(
+    source: Source,
+    looks: Looks,
+    back_to: Option<String>,
+) -> anyhow::Result<Outcome> {
     let mut terminal = ratatui::init();
     let _ = ratatui::crossterm::execute!(
         std::io::stdout(),
         ratatui::crossterm::event::EnableMouseCapture
     );
-    let r = run_in(&mut terminal, source, looks).await;
+    let r = run_in(&mut terminal, source, looks, back_to).await;
     let _ = ratatui::crossterm::execute!(
         std::io::stdout(),
         ratatui::crossterm::event::DisableMouseCapture
@@ -84,6 +93,7 @@ async fn run_in(
     terminal: &mut ratatui::DefaultTerminal,
     source: Source,
     looks: Looks,
+    back_to: Option<String>,
 ) -> anyhow::Result<Outcome> {
     let (mut wb, doc, read_only) = match source {
         Source::Live(wb) => {
@@ -94,7 +104,9 @@ async fn run_in(
     };
     let mut snapshots = wb.as_ref().map(|w| w.snapshots());
     let runner: Option<PairRunner> = wb.as_ref().map(|w| w.pair_runner());
-    let mut store = Store::new(State::new(doc, read_only, views::help_len(&looks.keymap)));
+    let mut state = State::new(doc, read_only, views::help_len(&looks.keymap));
+    state.back_to = back_to;
+    let mut store = Store::new(state);
     // EVOOTTER_RECORD_ACTIONS=FILE: every action, one JSON line each, to replay what
     // happened through the reducer alone.
     let mut record = std::env::var_os("EVOOTTER_RECORD_ACTIONS").and_then(|p| {

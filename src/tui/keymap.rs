@@ -40,6 +40,8 @@ pub enum KeyContext {
     Transcript,
     Editor,
     Picker,
+    /// The Batch screen (`evootter open BATCH_DIR`): its own keys only.
+    Batch,
     /// A y/n question.
     Confirm,
     /// A one-line prompt (search, go to, write to): keys type text.
@@ -59,6 +61,7 @@ impl KeyContext {
         KeyContext::Transcript,
         KeyContext::Editor,
         KeyContext::Picker,
+        KeyContext::Batch,
         KeyContext::Confirm,
         KeyContext::Prompt,
         KeyContext::Search,
@@ -76,6 +79,7 @@ impl KeyContext {
             KeyContext::Transcript => "transcript",
             KeyContext::Editor => "editor",
             KeyContext::Picker => "picker",
+            KeyContext::Batch => "batch",
             KeyContext::Confirm => "confirm",
             KeyContext::Prompt => "prompt",
             KeyContext::Search => "search",
@@ -95,6 +99,7 @@ impl KeyContext {
             KeyContext::Global
                 | KeyContext::Editor
                 | KeyContext::Picker
+                | KeyContext::Batch
                 | KeyContext::Confirm
                 | KeyContext::Prompt
                 | KeyContext::Search

@@ -4,6 +4,8 @@
 
 pub mod action;
 pub mod app;
+pub mod batch;
+pub mod compare;
 pub mod diff;
 pub mod figure;
 pub mod grid;

@@ -587,6 +587,9 @@ pub struct State {
     pub help_len: usize,
     /// No workbench behind the view (a finished or foreign session): nothing can run.
     pub read_only: bool,
+    /// Opened from another screen (the Batch screen names its batch here): Esc on the first
+    /// screen goes back to it.
+    pub back_to: Option<String>,
     /// The model's part is recorded replies: say so on screen.
     pub scripted: bool,
     /// The generation shown; `None` follows the newest.
@@ -678,6 +681,7 @@ impl State {
             help_scroll: 0,
             help_len,
             read_only,
+            back_to: None,
             scripted,
             generation: None,
             row: 0,

@@ -257,6 +257,10 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             } else if let Some(prev) = s.history.pop() {
                 s.screen = prev;
                 s.notice = None;
+            } else if s.back_to.is_some() {
+                // Nothing to go back to here: back to the screen this one was opened from.
+                s.quit = true;
+                fx.push(Effect::Quit);
             }
         }
         Action::Help => {
@@ -390,6 +394,8 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             s.col = 0;
             s.col_scroll = 0;
         }
+        // The Batch screen's own (`tui::batch`); no session screen binds them.
+        Action::ReverseSort | Action::FilterRows => {}
         Action::ToggleRaw => s.raw_log = !s.raw_log,
         Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
         Action::NextHunk | Action::PrevHunk => {

@@ -353,6 +353,7 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
         (Action::Down, Screen::Timeline) => "scroll",
         (Action::Down, Screen::Transcript) => "scroll",
         (Action::Right, Screen::Transcript) => "next call",
+        (Action::Back, _) if s.history.is_empty() && s.back_to.is_some() => "back to the batch",
         (Action::Back, Screen::Pair | Screen::Why) => "back",
         _ if action.in_footer() => return Some(name.replace('_', " ")),
         _ => return None,
@@ -1047,15 +1048,23 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
         t.style(Role::Title),
     ));
     match (p.old, p.run, p.cell) {
-        (Some(old), Some(run), Some(cell)) => lines.push(Line::styled(
-            format!(
-                "c_old {:?}, mutant {:?}: {}",
-                old.outcome,
-                run.outcome,
-                cell.verdict()
-            ),
-            t.style(grid::role(CellView::Killed(cell))),
-        )),
+        (Some(old), Some(run), Some(cell)) => {
+            lines.push(Line::styled(
+                format!(
+                    "c_old {:?}, mutant {:?}: {}",
+                    old.outcome,
+                    run.outcome,
+                    cell.verdict()
+                ),
+                t.style(grid::role(CellView::Killed(cell))),
+            ));
+            // How plausible a fix the rescuer is, as selection weighed it.
+            if cell == crate::engine::kill::Cell::Rescued
+                && let Some(j) = crate::engine::witness::judgement(&s.doc, &mu.id)
+            {
+                lines.extend(j.into_iter().map(|l| Line::styled(l, t.style(Role::Dim))));
+            }
+        }
         _ => lines.push(Line::styled(
             p.why_not_run(&s.doc, &|f| s.source(f)),
             t.style(Role::Warning),

@@ -1,0 +1,309 @@
+//! A batch directory as the Batch screen shows it: one row per instance, read from the
+//! directory alone, while `bench` writes it or after. The batch's manifest (`batch.json`,
+//! written when the batch starts) names every instance, so the ones not started yet show as
+//! queued; an instance with a session and no record is running while its directory's lock is
+//! held, interrupted when not. Rows are read again only when one of their files changed, so a
+//! batch of hundreds of instances refreshes in the time of the few that are running.
+
+use super::summary::{self, InstanceRecord, Line, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// What `bench` writes into the batch directory when it starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub instances: Vec<ManifestRow>,
+    #[serde(default)]
+    pub started_unix: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestRow {
+    pub id: String,
+    /// `owner/name`; empty for a row of the instances file that could not be read.
+    #[serde(default)]
+    pub repo: String,
+}
+
+pub const MANIFEST: &str = "batch.json";
+
+/// Writes the manifest (best effort: a batch runs without it, its screen then lists only the
+/// instances that started; one read while half written is read as none).
+pub fn write_manifest(dir: &Path, m: &Manifest) {
+    if let Ok(j) = serde_json::to_vec_pretty(m) {
+        let _ = std::fs::write(dir.join(MANIFEST), j);
+    }
+}
+
+/// Where an instance stands.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum State {
+    Running { step: String },
+    Interrupted { step: String },
+    Queued,
+    Error { error: String },
+    EnvironmentError { error: String },
+    Unsound { reason: String },
+    Done,
+}
+
+impl State {
+    /// One word for the table's column.
+    pub fn word(&self) -> &'static str {
+        match self {
+            State::Queued => "queued",
+            State::Running { .. } => "running",
+            State::Interrupted { .. } => "interrupted",
+            State::Done => "done",
+            State::Error { .. } => "error",
+            State::EnvironmentError { .. } => "env error",
+            State::Unsound { .. } => "unsound",
+        }
+    }
+
+    /// What else there is to say (the step in flight, the error).
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            State::Running { step } | State::Interrupted { step } => Some(step),
+            State::Error { error } | State::EnvironmentError { error } => Some(error),
+            State::Unsound { reason } => Some(reason),
+            State::Queued | State::Done => None,
+        }
+    }
+}
+
+/// One instance of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub id: String,
+    pub repo: String,
+    pub state: State,
+    /// The figures so far (of a running instance, from its session).
+    pub line: Line,
+    /// Cuts made, and of them decided by fitness alone.
+    pub cuts: u64,
+    pub fitness_cuts: u64,
+    /// The instance's session, once it has one.
+    pub session: Option<PathBuf>,
+}
+
+impl Row {
+    pub fn f2p(&self) -> bool {
+        self.line.f2p
+    }
+}
+
+/// The files a row is read from, by modification time: the row is read again when one
+/// changes (or the lock is taken or let go).
+#[derive(Debug, Clone, PartialEq)]
+struct Stamp {
+    record: Option<SystemTime>,
+    session: Option<SystemTime>,
+    report: Option<SystemTime>,
+    locked: bool,
+}
+
+/// A batch directory, read again by [`BatchDir::refresh`].
+pub struct BatchDir {
+    pub dir: PathBuf,
+    cache: BTreeMap<String, (Stamp, Row)>,
+}
+
+/// Whether `dir` holds a batch: its manifest, or an instance directory with a record.
+pub fn is_batch(dir: &Path) -> bool {
+    if dir.join(MANIFEST).is_file() {
+        return true;
+    }
+    std::fs::read_dir(dir).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.path().join("instance.json").is_file())
+    })
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+impl BatchDir {
+    pub fn open(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            cache: BTreeMap::new(),
+        }
+    }
+
+    /// Every instance, in the manifest's order, then any other instance directory by name.
+    pub fn refresh(&mut self) -> Vec<Row> {
+        let manifest: Manifest = std::fs::read(self.dir.join(MANIFEST))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let mut ids: Vec<(String, String)> = manifest
+            .instances
+            .into_iter()
+            .map(|r| (r.id, r.repo))
+            .collect();
+        let mut others: Vec<String> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let p = e.path();
+                p.join("instance.json").is_file() || p.join("session.json").is_file()
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !ids.iter().any(|(id, _)| id == n))
+            .collect();
+        others.sort();
+        ids.extend(others.into_iter().map(|n| (n, String::new())));
+        ids.into_iter()
+            .map(|(id, repo)| self.row(&id, repo))
+            .collect()
+    }
+
+    fn row(&mut self, id: &str, repo: String) -> Row {
+        let dir = self.dir.join(id);
+        let stamp = Stamp {
+            record: mtime(&dir.join("instance.json")),
+            session: mtime(&dir.join("session.json")),
+            report: mtime(&dir.join("report.json")),
+            locked: crate::outdir::is_locked(&dir),
+        };
+        if let Some((s, row)) = self.cache.get(id)
+            && *s == stamp
+        {
+            return row.clone();
+        }
+        let row = read_row(&dir, id, repo, &stamp);
+        self.cache.insert(id.to_string(), (stamp, row.clone()));
+        row
+    }
+}
+
+fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
+    let record: Option<InstanceRecord> = std::fs::read(dir.join("instance.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let session_path = dir.join("session.json");
+    let session = stamp.session.is_some().then_some(session_path);
+    let mut row = Row {
+        id: id.to_string(),
+        repo,
+        state: State::Queued,
+        line: Line {
+            instance_id: id.to_string(),
+            ..Default::default()
+        },
+        cuts: 0,
+        fitness_cuts: 0,
+        session: session.clone(),
+    };
+    let report: Option<serde_json::Value> = match (&record, &session) {
+        // A finished instance: its report as written.
+        (Some(_), _) => std::fs::read(dir.join("report.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok()),
+        // A running or interrupted one: its session as it stands, reported on the spot.
+        (None, Some(p)) => crate::engine::SessionDoc::load(p).ok().map(|doc| {
+            let step = doc.phase.to_string();
+            row.state = if stamp.locked {
+                State::Running { step }
+            } else {
+                State::Interrupted { step }
+            };
+            if row.repo.is_empty() {
+                row.repo = doc.inputs.instance.clone().unwrap_or_default();
+            }
+            crate::engine::report::report(&doc)
+        }),
+        (None, None) => None,
+    };
+    if let Some(r) = &record {
+        row.state = match &r.status {
+            Status::Done => State::Done,
+            Status::Error { error } => State::Error {
+                error: error.clone(),
+            },
+            Status::EnvironmentError { error } => State::EnvironmentError {
+                error: error.clone(),
+            },
+            Status::Unsound { reason } => State::Unsound {
+                reason: reason.clone(),
+            },
+        };
+    }
+    if let Some(rep) = &report {
+        row.line = summary::line(
+            id,
+            record
+                .as_ref()
+                .map_or(row.state.word(), |r| summary::status_name(&r.status)),
+            rep,
+            record.as_ref().and_then(|r| r.score.as_ref()),
+        );
+        for g in rep["generations"].as_array().into_iter().flatten() {
+            if g["selected_by"].is_string() {
+                row.cuts += 1;
+                row.fitness_cuts += u64::from(g["fitness_decided"].as_bool() == Some(true));
+            }
+        }
+    }
+    if let Some(r) = &record
+        && r.seconds > 0.0
+        && row.line.wall_seconds == 0.0
+    {
+        row.line.wall_seconds = r.seconds;
+    }
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queued_done_and_interrupted_rows_from_the_directory_alone() {
+        let d = tempfile::tempdir().unwrap();
+        write_manifest(
+            d.path(),
+            &Manifest {
+                instances: ["a__x-1", "b__y-2", "c__z-3"]
+                    .iter()
+                    .map(|id| ManifestRow {
+                        id: id.to_string(),
+                        repo: "o/r".into(),
+                    })
+                    .collect(),
+                started_unix: 1,
+            },
+        );
+        let done = d.path().join("a__x-1");
+        std::fs::create_dir_all(&done).unwrap();
+        let record = InstanceRecord {
+            instance_id: "a__x-1".into(),
+            status: Status::EnvironmentError {
+                error: "pytest-foo is missing".into(),
+            },
+            score: None,
+            seconds: 3.5,
+            notes: vec![],
+        };
+        std::fs::write(
+            done.join("instance.json"),
+            serde_json::to_vec(&record).unwrap(),
+        )
+        .unwrap();
+        let mut b = BatchDir::open(d.path());
+        assert!(is_batch(d.path()));
+        let rows = b.refresh();
+        let states: Vec<&str> = rows.iter().map(|r| r.state.word()).collect();
+        assert_eq!(states, ["env error", "queued", "queued"]);
+        assert_eq!(rows[0].state.detail(), Some("pytest-foo is missing"));
+        assert_eq!(rows[0].line.wall_seconds, 3.5);
+        assert_eq!(rows[1].repo, "o/r");
+        // Unchanged files: the same rows, from the cache.
+        assert_eq!(b.refresh(), rows);
+    }
+}

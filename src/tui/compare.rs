@@ -1,0 +1,551 @@
+//! Two runs side by side (`evootter open --compare A B`): two batches instance by instance
+//! (A's verdict beside B's, gained, lost or the same, the cost difference; filters on gained
+//! and lost), and for one instance, or for two sessions of one instance, the two sessions
+//! side by side: each one's outcome and how each cut went, then the final tests' diff. This
+//! is how a user finds which instances one selection strategy won and the other lost, and why.
+
+use super::action::Action;
+use super::keymap::{KeyContext, Keymap};
+use super::theme::{Role, Theme};
+use crate::bench::batch_dir::{BatchDir, Row, State};
+use crate::engine::SessionDoc;
+use ratatui::Frame;
+use ratatui::crossterm::event::{self, Event};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What became of an instance from A to B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    Gained,
+    Lost,
+    Both,
+    Neither,
+    /// In one batch only (or not finished in one).
+    Unmatched,
+}
+
+impl Change {
+    pub fn word(self) -> &'static str {
+        match self {
+            Change::Gained => "gained",
+            Change::Lost => "lost",
+            Change::Both => "both F2P",
+            Change::Neither => "neither",
+            Change::Unmatched => "unmatched",
+        }
+    }
+}
+
+/// One instance in both batches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pairing {
+    pub id: String,
+    pub a: Option<Row>,
+    pub b: Option<Row>,
+}
+
+impl Pairing {
+    pub fn change(&self) -> Change {
+        fn done(r: &Option<Row>) -> Option<&Row> {
+            r.as_ref().filter(|r| r.state == State::Done)
+        }
+        match (done(&self.a), done(&self.b)) {
+            (Some(a), Some(b)) => match (a.f2p(), b.f2p()) {
+                (false, true) => Change::Gained,
+                (true, false) => Change::Lost,
+                (true, true) => Change::Both,
+                (false, false) => Change::Neither,
+            },
+            _ => Change::Unmatched,
+        }
+    }
+
+    /// B's cost minus A's, when both are known.
+    pub fn cost_delta(&self) -> Option<f64> {
+        let c = |r: &Option<Row>| r.as_ref().and_then(|r| r.line.cost_usd);
+        Some(c(&self.b)? - c(&self.a)?)
+    }
+}
+
+/// The instances of two batches, by id.
+pub fn pair_rows(a: Vec<Row>, b: Vec<Row>) -> Vec<Pairing> {
+    let mut by: BTreeMap<String, Pairing> = BTreeMap::new();
+    fn slot<'m>(by: &'m mut BTreeMap<String, Pairing>, id: &str) -> &'m mut Pairing {
+        by.entry(id.to_string()).or_insert_with(|| Pairing {
+            id: id.to_string(),
+            a: None,
+            b: None,
+        })
+    }
+    for r in a {
+        let id = r.id.clone();
+        slot(&mut by, &id).a = Some(r);
+    }
+    for r in b {
+        let id = r.id.clone();
+        slot(&mut by, &id).b = Some(r);
+    }
+    by.into_values().collect()
+}
+
+/// Which instances show (`f` goes to the next).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareFilter {
+    All,
+    Gained,
+    Lost,
+    /// Gained or lost.
+    Changed,
+}
+
+impl CompareFilter {
+    fn keeps(self, p: &Pairing) -> bool {
+        match self {
+            CompareFilter::All => true,
+            CompareFilter::Gained => p.change() == Change::Gained,
+            CompareFilter::Lost => p.change() == Change::Lost,
+            CompareFilter::Changed => matches!(p.change(), Change::Gained | Change::Lost),
+        }
+    }
+
+    fn next(self) -> Self {
+        match self {
+            CompareFilter::All => CompareFilter::Gained,
+            CompareFilter::Gained => CompareFilter::Lost,
+            CompareFilter::Lost => CompareFilter::Changed,
+            CompareFilter::Changed => CompareFilter::All,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            CompareFilter::All => "all",
+            CompareFilter::Gained => "gained by B",
+            CompareFilter::Lost => "lost by B",
+            CompareFilter::Changed => "gained or lost",
+        }
+    }
+}
+
+/// The batch comparison's state; drawing only reads it.
+#[derive(Debug, Clone)]
+pub struct CompareView {
+    pub a: String,
+    pub b: String,
+    pub rows: Vec<Pairing>,
+    pub filter: CompareFilter,
+    pub selected: usize,
+    pub quit: bool,
+}
+
+impl CompareView {
+    pub fn shown(&self) -> Vec<&Pairing> {
+        self.rows.iter().filter(|p| self.filter.keeps(p)).collect()
+    }
+
+    /// One key; `Some((A's session, B's session))` when it opens an instance's two sessions.
+    pub fn act(&mut self, a: Action, page: usize) -> Option<(PathBuf, PathBuf)> {
+        let last = self.shown().len().saturating_sub(1);
+        match a {
+            Action::Quit => self.quit = true,
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::PageDown => self.selected = (self.selected + page).min(last),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::First => self.selected = 0,
+            Action::Last => self.selected = last,
+            Action::FilterRows => {
+                self.filter = self.filter.next();
+                self.selected = 0;
+            }
+            Action::Back => {
+                self.filter = CompareFilter::All;
+                self.selected = 0;
+            }
+            Action::Open => {
+                let p = self.shown().get(self.selected).copied()?;
+                let session = |r: &Option<Row>| r.as_ref().and_then(|r| r.session.clone());
+                return Some((session(&p.a)?, session(&p.b)?));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Gained, lost, and the cost difference of what is shown.
+    pub fn totals(&self) -> (usize, usize, usize, f64) {
+        let shown = self.shown();
+        let count = |c: Change| shown.iter().filter(|p| p.change() == c).count();
+        let delta = shown.iter().filter_map(|p| p.cost_delta()).sum();
+        (
+            shown.len(),
+            count(Change::Gained),
+            count(Change::Lost),
+            delta,
+        )
+    }
+}
+
+fn verdict(r: &Option<Row>) -> String {
+    match r {
+        None => "absent".into(),
+        Some(r) if r.state == State::Done => if r.f2p() { "F2P" } else { "not F2P" }.into(),
+        Some(r) => r.state.word().into(),
+    }
+}
+
+pub fn draw_batches(f: &mut Frame, v: &CompareView, theme: &Theme) {
+    let [head, table, foot] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(f.area());
+    let (shown, gained, lost, delta) = v.totals();
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::styled(
+                format!("Compare A {} with B {} ({})", v.a, v.b, v.filter.word()),
+                theme.style(Role::Title),
+            ),
+            Line::styled(
+                format!(
+                    "{shown} instances: B gained {gained}, lost {lost}; cost B - A {delta:+.4}"
+                ),
+                theme.style(Role::Text),
+            ),
+        ])
+        .wrap(Wrap { trim: false }),
+        head,
+    );
+    let id_w = usize::from(table.width.saturating_sub(2))
+        .saturating_sub(42)
+        .max(10);
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:<id_w$} {:>9} {:>9} {:>9} {:>10}",
+            "instance", "A", "B", "change", "cost B-A"
+        ),
+        theme.style(Role::Header),
+    )];
+    let rows_h = usize::from(table.height.saturating_sub(3));
+    let top = v.selected.saturating_sub(rows_h.saturating_sub(1));
+    let shown_rows = v.shown();
+    for (i, p) in shown_rows.iter().enumerate().skip(top).take(rows_h) {
+        let id: String = if p.id.chars().count() > id_w {
+            p.id.chars().take(id_w - 1).chain(['~']).collect()
+        } else {
+            p.id.clone()
+        };
+        let role = match (i == v.selected, p.change()) {
+            (true, _) => Role::Selected,
+            (_, Change::Lost) => Role::Error,
+            (_, Change::Gained) => Role::Progress,
+            _ => Role::Text,
+        };
+        lines.push(Line::styled(
+            format!(
+                "{id:<id_w$} {:>9} {:>9} {:>9} {:>10}",
+                verdict(&p.a),
+                verdict(&p.b),
+                p.change().word(),
+                p.cost_delta().map_or("-".into(), |d| format!("{d:+.4}"))
+            ),
+            theme.style(role),
+        ));
+    }
+    if shown_rows.is_empty() {
+        lines.push(Line::styled(
+            "no instance (Esc shows all)",
+            theme.style(Role::Dim),
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().border_style(theme.style(Role::Border))),
+        table,
+    );
+    f.render_widget(
+        Paragraph::new(" Enter both sessions  f filter  Esc all  q quit")
+            .style(theme.style(Role::Footer)),
+        foot,
+    );
+}
+
+/// One session's side: what it ended with and how each cut went, as lines of text.
+pub fn session_lines(label: &str, doc: &SessionDoc) -> Vec<String> {
+    let mut out = vec![format!(
+        "{label}: {} ({}), selection {}",
+        doc.inputs.instance.as_deref().unwrap_or("session"),
+        doc.phase,
+        doc.config.selection
+    )];
+    let final_test = doc.final_test.as_ref().and_then(|t| doc.tests.get(t));
+    out.push(match final_test {
+        Some(c) => {
+            let f2p = doc
+                .evaluation
+                .get(&c.id)
+                .map_or("not evaluated", |e| if e.f2p { "F2P" } else { "not F2P" });
+            format!("final test {} ({}): {f2p}", c.id, c.name)
+        }
+        None => "no final test yet".into(),
+    });
+    for g in &doc.generations {
+        out.push(String::new());
+        out.push(format!(
+            "generation {}: {} tests x {} mutants",
+            g.index,
+            g.tests.len(),
+            g.mutants.len()
+        ));
+        if let Some(e) = crate::engine::explain::explain_cut(doc, g.index) {
+            out.extend(e.lines);
+        }
+    }
+    out
+}
+
+/// The final tests' unified diff, A to B.
+pub fn final_diff(a: &SessionDoc, b: &SessionDoc) -> Vec<String> {
+    let src = |d: &SessionDoc| {
+        d.final_test
+            .as_ref()
+            .and_then(|t| d.tests.get(t))
+            .map_or(String::new(), |c| c.source.clone())
+    };
+    let (sa, sb) = (src(a), src(b));
+    if sa == sb {
+        return vec!["the final tests are the same".into()];
+    }
+    similar::TextDiff::from_lines(&sa, &sb)
+        .unified_diff()
+        .context_radius(3)
+        .header("A's final test", "B's final test")
+        .to_string()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The two sessions side by side, then the final tests' diff, from line `scroll` on.
+pub fn draw_sessions(
+    f: &mut Frame,
+    a: &[String],
+    b: &[String],
+    diff: &[String],
+    scroll: usize,
+    theme: &Theme,
+) {
+    let [body, foot] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+    let side = |lines: &[String]| {
+        let mut v: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+        v.push(Line::raw(""));
+        v.extend(diff.iter().map(|l| {
+            let role = match l.chars().next() {
+                Some('+') => Role::DiffAdd,
+                Some('-') => Role::DiffRemove,
+                _ => Role::Dim,
+            };
+            Line::styled(l.clone(), theme.style(role))
+        }));
+        v
+    };
+    for (area, lines, title) in [(left, a, " A "), (right, b, " B ")] {
+        f.render_widget(
+            Paragraph::new(side(lines))
+                .wrap(Wrap { trim: false })
+                .scroll((scroll.min(u16::MAX as usize) as u16, 0))
+                .block(
+                    Block::bordered()
+                        .title(title)
+                        .border_style(theme.style(Role::Border)),
+                ),
+            area,
+        );
+    }
+    f.render_widget(
+        Paragraph::new(" j/k PageUp/PageDown scroll  Esc back  q quit")
+            .style(theme.style(Role::Footer)),
+        foot,
+    );
+}
+
+/// Shows two sessions side by side until Esc or q (`true`: q, quit everything).
+fn sessions_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    a: &SessionDoc,
+    b: &SessionDoc,
+    theme: &Theme,
+    keymap: &Keymap,
+) -> anyhow::Result<bool> {
+    let (la, lb) = (session_lines("A", a), session_lines("B", b));
+    let diff = final_diff(a, b);
+    let mut scroll = 0usize;
+    let longest = la.len().max(lb.len()) + diff.len() + 1;
+    loop {
+        terminal.draw(|f| draw_sessions(f, &la, &lb, &diff, scroll, theme))?;
+        let Event::Key(k) = event::read()? else {
+            continue;
+        };
+        match keymap.action(KeyContext::Batch, &k) {
+            Some(Action::Quit) => return Ok(true),
+            Some(Action::Back) => return Ok(false),
+            Some(Action::Down) => scroll = (scroll + 1).min(longest),
+            Some(Action::Up) => scroll = scroll.saturating_sub(1),
+            Some(Action::PageDown) => scroll = (scroll + 10).min(longest),
+            Some(Action::PageUp) => scroll = scroll.saturating_sub(10),
+            Some(Action::First) => scroll = 0,
+            Some(Action::Last) => scroll = longest,
+            _ => {}
+        }
+    }
+}
+
+fn load(p: &Path) -> anyhow::Result<SessionDoc> {
+    let p = if p.is_dir() {
+        p.join("session.json")
+    } else {
+        p.to_path_buf()
+    };
+    Ok(SessionDoc::load(&p)?)
+}
+
+/// `open --compare A B`: two batch directories (the comparison, Enter on an instance shows its
+/// two sessions) or two sessions (shown side by side at once).
+pub fn browse(a: &Path, b: &Path, theme: &Theme, keymap: &Keymap) -> anyhow::Result<()> {
+    use crate::bench::batch_dir::is_batch;
+    let batches = (is_batch(a), is_batch(b));
+    if batches.0 != batches.1 {
+        anyhow::bail!(
+            "--compare takes two batch directories or two sessions; {} is a {} and {} a {}",
+            a.display(),
+            if batches.0 { "batch" } else { "session" },
+            b.display(),
+            if batches.1 { "batch" } else { "session" }
+        );
+    }
+    if !batches.0 {
+        let (da, db) = (load(a)?, load(b)?);
+        let mut terminal = ratatui::init();
+        let r = sessions_loop(&mut terminal, &da, &db, theme, keymap);
+        ratatui::restore();
+        return r.map(|_| ());
+    }
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut v = CompareView {
+        a: name(a),
+        b: name(b),
+        rows: pair_rows(BatchDir::open(a).refresh(), BatchDir::open(b).refresh()),
+        filter: CompareFilter::All,
+        selected: 0,
+        quit: false,
+    };
+    let mut terminal = ratatui::init();
+    let result = (|| -> anyhow::Result<()> {
+        loop {
+            terminal.draw(|f| draw_batches(f, &v, theme))?;
+            let Event::Key(k) = event::read()? else {
+                continue;
+            };
+            let Some(action) = keymap.action(KeyContext::Batch, &k) else {
+                continue;
+            };
+            let page = usize::from(terminal.size()?.height.saturating_sub(6)).max(1);
+            if let Some((sa, sb)) = v.act(action, page) {
+                let (da, db) = (load(&sa)?, load(&sb)?);
+                if sessions_loop(&mut terminal, &da, &db, theme, keymap)? {
+                    return Ok(());
+                }
+            }
+            if v.quit {
+                return Ok(());
+            }
+        }
+    })();
+    ratatui::restore();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::summary::Line as SLine;
+
+    fn row(id: &str, state: State, f2p: bool, cost: f64) -> Row {
+        Row {
+            id: id.into(),
+            repo: "o/r".into(),
+            state,
+            line: SLine {
+                instance_id: id.into(),
+                f2p,
+                cost_usd: Some(cost),
+                ..Default::default()
+            },
+            cuts: 3,
+            fitness_cuts: 2,
+            session: Some(PathBuf::from(format!("/{id}/session.json"))),
+        }
+    }
+
+    #[test]
+    fn instances_pair_up_as_gained_lost_or_the_same() {
+        let a = vec![
+            row("x-1", State::Done, false, 0.5),
+            row("y-2", State::Done, true, 0.5),
+            row("z-3", State::Done, true, 0.5),
+            row("w-4", State::Queued, false, 0.0),
+        ];
+        let b = vec![
+            row("x-1", State::Done, true, 0.25),
+            row("y-2", State::Done, false, 0.75),
+            row("z-3", State::Done, true, 0.5),
+        ];
+        let mut v = CompareView {
+            a: "A".into(),
+            b: "B".into(),
+            rows: pair_rows(a, b),
+            filter: CompareFilter::All,
+            selected: 0,
+            quit: false,
+        };
+        let changes: Vec<Change> = v.rows.iter().map(Pairing::change).collect();
+        // Sorted by id: w, x, y, z.
+        assert_eq!(
+            changes,
+            [
+                Change::Unmatched,
+                Change::Gained,
+                Change::Lost,
+                Change::Both
+            ]
+        );
+        assert_eq!(v.totals(), (4, 1, 1, 0.0));
+        v.act(Action::FilterRows, 10);
+        assert_eq!(v.shown().len(), 1);
+        assert_eq!(
+            v.act(Action::Open, 10),
+            Some((
+                PathBuf::from("/x-1/session.json"),
+                PathBuf::from("/x-1/session.json")
+            ))
+        );
+        v.act(Action::FilterRows, 10);
+        assert_eq!(v.shown()[0].id, "y-2");
+        assert_eq!(v.shown()[0].cost_delta(), Some(0.25));
+        v.act(Action::Back, 10);
+        assert_eq!(v.shown().len(), 4);
+    }
+}
