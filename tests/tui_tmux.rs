@@ -417,15 +417,17 @@ fn search_go_to_generations_figure_and_write_at_both_sizes() {
 
 /// The Batch screen on a batch while `bench` runs it (two bundled examples, one at a time):
 /// queued and running rows, then done; a filter, a search, Enter into an instance's session
-/// and Esc back to the same row; at 80x24.
+/// and Esc back to the same row; then the batch compared with one selecting by the Otter
+/// rules without crossover, which loses invoicekit (its wrong-expectation test is the
+/// shortest); at 80x24.
 #[test]
-fn a_batch_is_a_screen_live_while_it_runs() {
+fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
     use common::bench_rows::{mirror, row};
     let dir = tempfile::tempdir().unwrap();
     let repos = dir.path().join("repos");
     std::fs::create_dir_all(&repos).unwrap();
     let mut lines = vec![];
-    for name in ["envconf_errors", "pagekit_orphans"] {
+    for name in ["envconf_errors", "invoicekit_rounding"] {
         let ex = root().join("examples").join(name);
         let commit = mirror(&ex, &repos);
         lines.push(row(&ex, &commit).to_string());
@@ -433,17 +435,22 @@ fn a_batch_is_a_screen_live_while_it_runs() {
     let rows = dir.path().join("rows.jsonl");
     std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
     let out = dir.path().join("batch");
-    let mut bench = bin()
-        .args(["bench", "--parallel", "1", "--instances"])
-        .arg(&rows)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let bench = |out: &std::path::Path, extra: &[&str]| {
+        bin()
+            .args(["bench", "--parallel", "1"])
+            .args(extra)
+            .arg("--instances")
+            .arg(&rows)
+            .arg("--repos")
+            .arg(&repos)
+            .arg("--out")
+            .arg(out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut running = bench(&out, &[]);
     let deadline = Instant::now() + Duration::from_secs(30);
     while !out.join("batch.json").is_file() {
         assert!(Instant::now() < deadline, "bench wrote no manifest");
@@ -457,7 +464,7 @@ fn a_batch_is_a_screen_live_while_it_runs() {
     assert!(live.contains("running 1"), "{live}");
     let done = t.wait_for("done 2, running 0, queued 0", 180);
     assert!(done.contains("F2P 2/2 (100%)"), "{done}");
-    assert!(bench.wait().unwrap().success());
+    assert!(running.wait().unwrap().success());
 
     // Not F2P: none; Esc takes the filter back.
     t.keys(&["f"]);
@@ -466,19 +473,46 @@ fn a_batch_is_a_screen_live_while_it_runs() {
     t.wait_for("2 of 2 instances (all", 10);
     // A search, then its session and back.
     t.keys(&["/"]);
-    t.keys(&["p", "a", "g", "e", "Enter"]);
-    let found = t.wait_for("1 of 2 instances (all, matching \"page\"", 10);
-    assert!(found.contains("evootter__pagekit_orphans-1 (evootter/pagekit_orphans): done"));
+    t.keys(&["i", "n", "v", "Enter"]);
+    let found = t.wait_for("1 of 2 instances (all, matching \"inv\"", 10);
+    assert!(found.contains("evootter__invoicekit_rounding-1 (evootter/invoicekit_rounding): done"));
     t.keys(&["Enter"]);
     // The workbench's screens, on the instance's session (its id in the status line).
-    let session = t.wait_for("evootter__pagekit_orphans-1 | done", 10);
+    let session = t.wait_for("evootter__invoicekit_rounding-1 | done", 10);
     assert!(session.contains("read-only"), "{session}");
     t.keys(&["Escape"]);
     let back = t.wait_for("Batch batch", 10);
     assert!(
-        back.contains("evootter__pagekit_orphans-1 (evootter/pagekit_orphans): done"),
+        back.contains("evootter__invoicekit_rounding-1 (evootter/invoicekit_rounding): done"),
         "the same row: {back}"
     );
     t.keys(&["q"]);
     t.wait_for("EVOOTTER-EXITED 0", 10);
+    drop(t);
+
+    let otter = dir.path().join("otter");
+    let other = bench(&otter, &["--selection", "otter", "--crossover", "none"])
+        .wait()
+        .unwrap();
+    assert!(other.success());
+    let c = Tmux::start(
+        &format!("{name}-compare"),
+        80,
+        24,
+        &format!("{bin} open --compare {} {}", out.display(), otter.display()),
+    );
+    let table = c.wait_for("2 instances: B gained 0, lost 1", 10);
+    assert!(table.contains("both F2P"), "{table}");
+    // Lost by B: invoicekit; its two sessions side by side, then their final tests' diff.
+    c.keys(&["f", "f"]);
+    c.wait_for("Compare A batch with B otter (lost by B)", 10);
+    c.keys(&["Enter"]);
+    let sides = c.wait_for("selection otter", 10);
+    assert!(sides.contains("selection mutation"), "{sides}");
+    c.keys(&["l"]);
+    c.wait_for("the final tests, A -> B", 10);
+    c.keys(&["Escape"]);
+    c.wait_for("lost by B", 10);
+    c.keys(&["q"]);
+    c.wait_for("EVOOTTER-EXITED 0", 10);
 }

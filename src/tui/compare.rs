@@ -331,48 +331,69 @@ pub fn final_diff(a: &SessionDoc, b: &SessionDoc) -> Vec<String> {
         .collect()
 }
 
-/// The two sessions side by side, then the final tests' diff, from line `scroll` on.
+/// The two sessions side by side (`diff` false) or the final tests' diff across the whole
+/// width (`diff` true), from line `scroll` on.
 pub fn draw_sessions(
     f: &mut Frame,
     a: &[String],
     b: &[String],
-    diff: &[String],
+    diff: Option<&[String]>,
     scroll: usize,
     theme: &Theme,
 ) {
     let [body, foot] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
-    let side = |lines: &[String]| {
-        let mut v: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
-        v.push(Line::raw(""));
-        v.extend(diff.iter().map(|l| {
-            let role = match l.chars().next() {
-                Some('+') => Role::DiffAdd,
-                Some('-') => Role::DiffRemove,
-                _ => Role::Dim,
-            };
-            Line::styled(l.clone(), theme.style(role))
-        }));
-        v
+    let scroll = (scroll.min(u16::MAX as usize) as u16, 0);
+    let footer = match diff {
+        Some(diff) => {
+            let lines: Vec<Line> = diff
+                .iter()
+                .map(|l| {
+                    let role = match l.chars().next() {
+                        Some('+') => Role::DiffAdd,
+                        Some('-') => Role::DiffRemove,
+                        Some('@') => Role::DiffHunk,
+                        _ => Role::DiffContext,
+                    };
+                    Line::styled(l.clone(), theme.style(role))
+                })
+                .collect();
+            f.render_widget(
+                Paragraph::new(lines)
+                    .wrap(Wrap { trim: false })
+                    .scroll(scroll)
+                    .block(
+                        Block::bordered()
+                            .title(" the final tests, A -> B ")
+                            .border_style(theme.style(Role::Border)),
+                    ),
+                body,
+            );
+            " h the two sessions  j/k PageUp/PageDown scroll  Esc back  q quit"
+        }
+        None => {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(body);
+            for (area, lines, title) in [(left, a, " A "), (right, b, " B ")] {
+                let text: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+                f.render_widget(
+                    Paragraph::new(text)
+                        .wrap(Wrap { trim: false })
+                        .scroll(scroll)
+                        .block(
+                            Block::bordered()
+                                .title(title)
+                                .border_style(theme.style(Role::Border)),
+                        ),
+                    area,
+                );
+            }
+            " l the final tests' diff  j/k PageUp/PageDown scroll  Esc back  q quit"
+        }
     };
-    for (area, lines, title) in [(left, a, " A "), (right, b, " B ")] {
-        f.render_widget(
-            Paragraph::new(side(lines))
-                .wrap(Wrap { trim: false })
-                .scroll((scroll.min(u16::MAX as usize) as u16, 0))
-                .block(
-                    Block::bordered()
-                        .title(title)
-                        .border_style(theme.style(Role::Border)),
-                ),
-            area,
-        );
-    }
     f.render_widget(
-        Paragraph::new(" j/k PageUp/PageDown scroll  Esc back  q quit")
-            .style(theme.style(Role::Footer)),
+        Paragraph::new(footer).style(theme.style(Role::Footer)),
         foot,
     );
 }
@@ -387,22 +408,30 @@ fn sessions_loop(
 ) -> anyhow::Result<bool> {
     let (la, lb) = (session_lines("A", a), session_lines("B", b));
     let diff = final_diff(a, b);
-    let mut scroll = 0usize;
-    let longest = la.len().max(lb.len()) + diff.len() + 1;
+    let (mut scroll, mut on_diff) = (0usize, false);
     loop {
-        terminal.draw(|f| draw_sessions(f, &la, &lb, &diff, scroll, theme))?;
+        // Wrapped lines can be more than these; a scroll past the end shows the last ones.
+        let longest = if on_diff {
+            diff.len()
+        } else {
+            la.len().max(lb.len())
+        };
+        terminal
+            .draw(|f| draw_sessions(f, &la, &lb, on_diff.then_some(&diff[..]), scroll, theme))?;
         let Event::Key(k) = event::read()? else {
             continue;
         };
         match keymap.action(KeyContext::Batch, &k) {
             Some(Action::Quit) => return Ok(true),
             Some(Action::Back) => return Ok(false),
+            Some(Action::Right) if !on_diff => (on_diff, scroll) = (true, 0),
+            Some(Action::Left) if on_diff => (on_diff, scroll) = (false, 0),
             Some(Action::Down) => scroll = (scroll + 1).min(longest),
             Some(Action::Up) => scroll = scroll.saturating_sub(1),
             Some(Action::PageDown) => scroll = (scroll + 10).min(longest),
             Some(Action::PageUp) => scroll = scroll.saturating_sub(10),
             Some(Action::First) => scroll = 0,
-            Some(Action::Last) => scroll = longest,
+            Some(Action::Last) => scroll = longest.saturating_sub(5),
             _ => {}
         }
     }
