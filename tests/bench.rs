@@ -135,6 +135,58 @@ fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
     let cmp = String::from_utf8_lossy(&c.stdout);
     assert!(cmp.contains("0 became F2P, 0 lost"), "{cmp}");
 
+    // The paper's figures from the batch, their data beside them, agreeing with the summary.
+    let fig = dir.path().join("figures");
+    let f = bin()
+        .args(["bench", "--summary"])
+        .arg(&out)
+        .arg("--figures")
+        .arg(&fig)
+        .output()
+        .unwrap();
+    assert!(f.status.success(), "{}", text(&f));
+    let csv = |name: &str| -> Vec<Vec<String>> {
+        std::fs::read_to_string(fig.join(format!("{name}.csv")))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let summary = read_json(&out.join("summary.json"));
+    for row in csv("table9_cuts") {
+        let in_summary = summary["cuts"][&row[1]].as_u64().unwrap_or(0);
+        assert_eq!(row[2], in_summary.to_string(), "cuts by {}", row[1]);
+    }
+    let costs = csv("cost_per_instance");
+    assert_eq!(costs.len(), 2, "the two finished instances");
+    for row in &costs {
+        let line = summary["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["instance_id"] == row[1].as_str())
+            .unwrap();
+        assert_eq!(row[2].parse::<f64>().ok(), line["cost_usd"].as_f64());
+    }
+    // Generation 0 is the initial populations: 8 tests each.
+    assert_eq!(csv("fig6_f2p_share")[0][3], "16");
+    let svg = std::fs::read_to_string(fig.join("fig6_f2p_share.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    // A series is drawn in a colour of its own (the axes and ticks are black): one batch,
+    // one colour, for its line and its legend's sample.
+    let colours: std::collections::BTreeSet<&str> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "polyline")
+        .filter_map(|n| n.attribute("stroke"))
+        .filter(|c| *c != "#000000")
+        .collect();
+    assert_eq!(colours.len(), 1, "{svg}");
+    assert!(
+        svg.contains("2 instances; selection mutation"),
+        "the caption: {svg}"
+    );
+
     // The mirrors were only read.
     for name in chosen {
         let bare = repos.join("evootter").join(format!("{name}.git"));

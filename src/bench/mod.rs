@@ -7,6 +7,7 @@
 //! evaluate; the developer's test patch only by `--validate`.
 
 pub mod batch_dir;
+pub mod figures;
 pub mod instances;
 pub mod score;
 pub mod summary;

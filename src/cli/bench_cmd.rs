@@ -31,6 +31,11 @@ pub struct BenchArgs {
     /// Compare two batch directories: which instances became F2P, which were lost, the cost.
     #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
     compare: Option<Vec<PathBuf>>,
+    /// With --summary or --compare: the paper's figures (F2P share per generation, F2P tests
+    /// per instance, evolution from no F2P test, what decided the cuts, cost per instance;
+    /// gained and lost with --compare) as SVG, each with its data as CSV, into this directory.
+    #[arg(long, value_name = "OUT")]
+    figures: Option<PathBuf>,
     /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
     #[arg(long, value_name = "NAME")]
     model_name: Option<String>,
@@ -44,14 +49,20 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         let s =
             summary::read(dir).with_context(|| format!("reading the batch {}", dir.display()))?;
         print!("{}", summary::table(&s));
+        figures(std::slice::from_ref(dir), a.figures.as_deref())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dirs) = &a.compare {
         let sa = summary::read(&dirs[0]).with_context(|| dirs[0].display().to_string())?;
         let sb = summary::read(&dirs[1]).with_context(|| dirs[1].display().to_string())?;
         print!("{}", summary::compare(&sa, &sb));
+        figures(dirs, a.figures.as_deref())?;
         return Ok(ExitCode::SUCCESS);
     }
+    anyhow::ensure!(
+        a.figures.is_none(),
+        "--figures draws a finished batch: pass it with --summary DIR or --compare DIR_A DIR_B"
+    );
     let Some(rows) = a.instances.clone() else {
         bail!("pass --instances FILE.jsonl (or --summary DIR, or --compare DIR_A DIR_B)");
     };
@@ -162,4 +173,24 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
 
 fn yes(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
+}
+
+/// The figures of the batches in `dirs`, into `out` when asked for.
+fn figures(dirs: &[PathBuf], out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let batches = dirs
+        .iter()
+        .map(|d| {
+            bench::figures::read(d).with_context(|| format!("reading the batch {}", d.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let written = bench::figures::write(&batches, out)?;
+    println!(
+        "figures: {} files in {} (each SVG with its data as CSV)",
+        written.len(),
+        out.display()
+    );
+    Ok(())
 }
