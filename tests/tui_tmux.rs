@@ -509,6 +509,12 @@ fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
     c.keys(&["Enter"]);
     let sides = c.wait_for("selection otter", 10);
     assert!(sides.contains("selection mutation"), "{sides}");
+    // B's session in the workbench's screens, and back.
+    c.keys(&["b"]);
+    let b_session = c.wait_for("evootter__invoicekit_rounding-1 | done", 10);
+    assert!(b_session.contains("read-only"), "{b_session}");
+    c.keys(&["Escape"]);
+    c.wait_for("selection otter", 10);
     c.keys(&["l"]);
     c.wait_for("the final tests, A -> B", 10);
     c.keys(&["Escape"]);

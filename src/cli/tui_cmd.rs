@@ -186,7 +186,20 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some([x, y]) = a.compare.as_deref() {
         let base = looks(&a.looks)?;
-        evootter::tui::compare::browse(x, y, &base.theme, &base.keymap)?;
+        let look = &a.looks;
+        evootter::tui::compare::browse(
+            x,
+            y,
+            &base.theme,
+            &base.keymap,
+            |session, side| async move {
+                let doc = SessionDoc::load(&session)?;
+                let back_to = format!("the comparison ({side})");
+                app::run_from(Source::ReadOnly(Arc::new(doc)), looks(look)?, Some(back_to)).await?;
+                Ok(())
+            },
+        )
+        .await?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dir) = a
@@ -232,7 +245,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
 /// running one as it stands: `bench` owns it), Esc there comes back.
 async fn batch(dir: &Path, look: &LookArgs) -> anyhow::Result<ExitCode> {
     let base = looks(look)?;
-    let back_to = format!("batch {}", dir.display());
+    let back_to = "the batch".to_string();
     evootter::tui::batch::browse(dir, &base.theme, &base.keymap, |session, _id| {
         let back_to = back_to.clone();
         async move {

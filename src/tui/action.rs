@@ -75,6 +75,9 @@ pub enum Action {
     /// running, the selected row's repository).
     ReverseSort,
     FilterRows,
+    /// Comparing two sessions side by side: open A's, or B's, in the workbench's screens.
+    OpenA,
+    OpenB,
     NextHunk,
     PrevHunk,
     /// Long lines that do not wrap (the Pair screen): scroll sideways.

@@ -67,12 +67,22 @@ pub async fn run_from(
     r
 }
 
-/// Terminal events with the moment they were read (for the key-to-frame latency trace).
-fn input_thread(stop: Arc<AtomicBool>) -> mpsc::UnboundedReceiver<(Instant, TermEvent)> {
+/// Terminal events with the moment they were read (for the key-to-frame latency trace). The
+/// thread reads only while `stop` is unset; the handle lets the app wait for it to end, so
+/// that a screen the TUI was opened from (the Batch screen, a comparison) gets every key
+/// pressed after it.
+fn input_thread(
+    stop: Arc<AtomicBool>,
+) -> (
+    mpsc::UnboundedReceiver<(Instant, TermEvent)>,
+    std::thread::JoinHandle<()>,
+) {
     let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
+    let handle = std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             match event::poll(std::time::Duration::from_millis(100)) {
+                // An event that arrives as the app ends is left for whoever reads next.
+                Ok(true) if stop.load(Ordering::Relaxed) => return,
                 Ok(true) => match event::read() {
                     Ok(e) => {
                         if tx.send((Instant::now(), e)).is_err() {
@@ -86,7 +96,7 @@ fn input_thread(stop: Arc<AtomicBool>) -> mpsc::UnboundedReceiver<(Instant, Term
             }
         }
     });
-    rx
+    (rx, handle)
 }
 
 async fn run_in(
@@ -141,7 +151,7 @@ async fn run_in(
         },
     );
     let stop = Arc::new(AtomicBool::new(false));
-    let mut input = input_thread(stop.clone());
+    let (mut input, reader) = input_thread(stop.clone());
     // What finished effects answer, back into the loop as actions.
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Action>();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -349,6 +359,8 @@ async fn run_in(
         }
     }
     stop.store(true, Ordering::Relaxed);
+    // At most one poll's wait (100 ms).
+    let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     match wb {
         Some(w) => {
             // Quitting saves: the step in flight is dropped, finished work kept, and

@@ -369,7 +369,7 @@ pub fn draw_sessions(
                     ),
                 body,
             );
-            " h the two sessions  j/k PageUp/PageDown scroll  Esc back  q quit"
+            " h the two sessions  a/b open A's/B's session  j/k scroll  Esc back  q quit"
         }
         None => {
             let [left, right] =
@@ -389,7 +389,7 @@ pub fn draw_sessions(
                     area,
                 );
             }
-            " l the final tests' diff  j/k PageUp/PageDown scroll  Esc back  q quit"
+            " l the final tests' diff  a/b open A's/B's session  j/k scroll  Esc back  q quit"
         }
     };
     f.render_widget(
@@ -398,16 +398,23 @@ pub fn draw_sessions(
     );
 }
 
-/// Shows two sessions side by side until Esc or q (`true`: q, quit everything).
+/// How the side-by-side view ended.
+enum Leave {
+    Back,
+    Quit,
+    /// Open this side's session in the workbench's screens (`a` or `b`).
+    Open(usize),
+}
+
+/// Shows two sessions side by side until Esc, q, or `a`/`b` (open one of them).
 fn sessions_loop(
     terminal: &mut ratatui::DefaultTerminal,
-    a: &SessionDoc,
-    b: &SessionDoc,
+    docs: [&SessionDoc; 2],
     theme: &Theme,
     keymap: &Keymap,
-) -> anyhow::Result<bool> {
-    let (la, lb) = (session_lines("A", a), session_lines("B", b));
-    let diff = final_diff(a, b);
+) -> anyhow::Result<Leave> {
+    let (la, lb) = (session_lines("A", docs[0]), session_lines("B", docs[1]));
+    let diff = final_diff(docs[0], docs[1]);
     let (mut scroll, mut on_diff) = (0usize, false);
     loop {
         // Wrapped lines can be more than these; a scroll past the end shows the last ones.
@@ -422,8 +429,10 @@ fn sessions_loop(
             continue;
         };
         match keymap.action(KeyContext::Batch, &k) {
-            Some(Action::Quit) => return Ok(true),
-            Some(Action::Back) => return Ok(false),
+            Some(Action::Quit) => return Ok(Leave::Quit),
+            Some(Action::Back) => return Ok(Leave::Back),
+            Some(Action::OpenA) => return Ok(Leave::Open(0)),
+            Some(Action::OpenB) => return Ok(Leave::Open(1)),
             Some(Action::Right) if !on_diff => (on_diff, scroll) = (true, 0),
             Some(Action::Left) if on_diff => (on_diff, scroll) = (false, 0),
             Some(Action::Down) => scroll = (scroll + 1).min(longest),
@@ -437,18 +446,60 @@ fn sessions_loop(
     }
 }
 
-fn load(p: &Path) -> anyhow::Result<SessionDoc> {
-    let p = if p.is_dir() {
+fn session_file(p: &Path) -> PathBuf {
+    if p.is_dir() {
         p.join("session.json")
     } else {
         p.to_path_buf()
-    };
-    Ok(SessionDoc::load(&p)?)
+    }
+}
+
+/// Two sessions side by side until Esc (`Ok(false)`) or q (`Ok(true)`); `a`/`b` open one in
+/// the workbench's screens with `open_session` and come back here.
+async fn side_by_side<F, Fut>(
+    terminal: &mut ratatui::DefaultTerminal,
+    paths: [PathBuf; 2],
+    theme: &Theme,
+    keymap: &Keymap,
+    open_session: &mut F,
+) -> anyhow::Result<bool>
+where
+    F: FnMut(PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let docs = [
+        SessionDoc::load(&session_file(&paths[0]))?,
+        SessionDoc::load(&session_file(&paths[1]))?,
+    ];
+    loop {
+        match sessions_loop(terminal, [&docs[0], &docs[1]], theme, keymap)? {
+            Leave::Back => return Ok(false),
+            Leave::Quit => return Ok(true),
+            Leave::Open(i) => {
+                ratatui::restore();
+                let side = if i == 0 { "A" } else { "B" };
+                let opened = open_session(session_file(&paths[i]), side.to_string()).await;
+                *terminal = ratatui::init();
+                opened?;
+            }
+        }
+    }
 }
 
 /// `open --compare A B`: two batch directories (the comparison, Enter on an instance shows its
-/// two sessions) or two sessions (shown side by side at once).
-pub fn browse(a: &Path, b: &Path, theme: &Theme, keymap: &Keymap) -> anyhow::Result<()> {
+/// two sessions) or two sessions (shown side by side at once). In the side-by-side view `a`
+/// and `b` open A's or B's session in the workbench's screens with `open_session`.
+pub async fn browse<F, Fut>(
+    a: &Path,
+    b: &Path,
+    theme: &Theme,
+    keymap: &Keymap,
+    mut open_session: F,
+) -> anyhow::Result<()>
+where
+    F: FnMut(PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
     use crate::bench::batch_dir::is_batch;
     let batches = (is_batch(a), is_batch(b));
     if batches.0 != batches.1 {
@@ -460,13 +511,31 @@ pub fn browse(a: &Path, b: &Path, theme: &Theme, keymap: &Keymap) -> anyhow::Res
             if batches.1 { "batch" } else { "session" }
         );
     }
-    if !batches.0 {
-        let (da, db) = (load(a)?, load(b)?);
-        let mut terminal = ratatui::init();
-        let r = sessions_loop(&mut terminal, &da, &db, theme, keymap);
-        ratatui::restore();
-        return r.map(|_| ());
-    }
+    let mut terminal = ratatui::init();
+    let result = if !batches.0 {
+        let paths = [a.to_path_buf(), b.to_path_buf()];
+        side_by_side(&mut terminal, paths, theme, keymap, &mut open_session)
+            .await
+            .map(|_| ())
+    } else {
+        compare_batches(&mut terminal, a, b, theme, keymap, &mut open_session).await
+    };
+    ratatui::restore();
+    result
+}
+
+async fn compare_batches<F, Fut>(
+    terminal: &mut ratatui::DefaultTerminal,
+    a: &Path,
+    b: &Path,
+    theme: &Theme,
+    keymap: &Keymap,
+    open_session: &mut F,
+) -> anyhow::Result<()>
+where
+    F: FnMut(PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
     let name = |p: &Path| {
         p.file_name().map_or_else(
             || p.display().to_string(),
@@ -481,30 +550,24 @@ pub fn browse(a: &Path, b: &Path, theme: &Theme, keymap: &Keymap) -> anyhow::Res
         selected: 0,
         quit: false,
     };
-    let mut terminal = ratatui::init();
-    let result = (|| -> anyhow::Result<()> {
-        loop {
-            terminal.draw(|f| draw_batches(f, &v, theme))?;
-            let Event::Key(k) = event::read()? else {
-                continue;
-            };
-            let Some(action) = keymap.action(KeyContext::Batch, &k) else {
-                continue;
-            };
-            let page = usize::from(terminal.size()?.height.saturating_sub(6)).max(1);
-            if let Some((sa, sb)) = v.act(action, page) {
-                let (da, db) = (load(&sa)?, load(&sb)?);
-                if sessions_loop(&mut terminal, &da, &db, theme, keymap)? {
-                    return Ok(());
-                }
-            }
-            if v.quit {
-                return Ok(());
-            }
+    loop {
+        terminal.draw(|f| draw_batches(f, &v, theme))?;
+        let Event::Key(k) = event::read()? else {
+            continue;
+        };
+        let Some(action) = keymap.action(KeyContext::Batch, &k) else {
+            continue;
+        };
+        let page = usize::from(terminal.size()?.height.saturating_sub(6)).max(1);
+        if let Some((sa, sb)) = v.act(action, page)
+            && side_by_side(terminal, [sa, sb], theme, keymap, open_session).await?
+        {
+            return Ok(());
         }
-    })();
-    ratatui::restore();
-    result
+        if v.quit {
+            return Ok(());
+        }
+    }
 }
 
 #[cfg(test)]

@@ -587,8 +587,8 @@ pub struct State {
     pub help_len: usize,
     /// No workbench behind the view (a finished or foreign session): nothing can run.
     pub read_only: bool,
-    /// Opened from another screen (the Batch screen names its batch here): Esc on the first
-    /// screen goes back to it.
+    /// Opened from another screen (`the batch`, `the comparison (A)`): Esc on the first screen
+    /// goes back to it.
     pub back_to: Option<String>,
     /// The model's part is recorded replies: say so on screen.
     pub scripted: bool,

@@ -353,7 +353,9 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
         (Action::Down, Screen::Timeline) => "scroll",
         (Action::Down, Screen::Transcript) => "scroll",
         (Action::Right, Screen::Transcript) => "next call",
-        (Action::Back, _) if s.history.is_empty() && s.back_to.is_some() => "back to the batch",
+        (Action::Back, _) if s.history.is_empty() && s.back_to.is_some() => {
+            return s.back_to.as_ref().map(|to| format!("back to {to}"));
+        }
         (Action::Back, Screen::Pair | Screen::Why) => "back",
         _ if action.in_footer() => return Some(name.replace('_', " ")),
         _ => return None,
