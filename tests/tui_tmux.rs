@@ -490,11 +490,27 @@ fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
     t.wait_for("EVOOTTER-EXITED 0", 10);
     drop(t);
 
+    // The second batch run behind its screen (`bench --tui`): q once it is done, and the
+    // batch's summary follows.
     let otter = dir.path().join("otter");
-    let other = bench(&otter, &["--selection", "otter", "--crossover", "none"])
-        .wait()
-        .unwrap();
-    assert!(other.success());
+    let behind = Tmux::start(
+        &format!("{name}-tui"),
+        80,
+        24,
+        &format!(
+            "{bin} bench --tui --parallel 1 --selection otter --crossover none --instances {} \
+             --repos {} --out {}",
+            rows.display(),
+            repos.display(),
+            otter.display()
+        ),
+    );
+    behind.wait_for("Batch otter:", 30);
+    behind.wait_for("done 2, running 0, queued 0", 180);
+    behind.keys(&["q"]);
+    let after = behind.wait_for("EVOOTTER-EXITED 0", 30);
+    assert!(after.contains("summary: "), "{after}");
+    drop(behind);
     let c = Tmux::start(
         &format!("{name}-compare"),
         80,

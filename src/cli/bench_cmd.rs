@@ -36,6 +36,11 @@ pub struct BenchArgs {
     /// gained and lost with --compare) as SVG, each with its data as CSV, into this directory.
     #[arg(long, value_name = "OUT")]
     figures: Option<PathBuf>,
+    /// Run the batch behind the Batch screen (evootter open OUT shows the same): live rows,
+    /// Enter into an instance's session. q leaves the screen; the batch goes on, printing its
+    /// progress, and Ctrl-C stops it as without the screen (a second bench resumes it).
+    #[arg(long)]
+    tui: bool,
     /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
     #[arg(long, value_name = "NAME")]
     model_name: Option<String>,
@@ -105,9 +110,20 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         template: request.clone(),
         model_name,
     };
+    if a.tui
+        && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
+    {
+        return Ok(code);
+    }
+    // While the screen is up, the progress lines would draw over it: the rows say the same.
+    let screen_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(a.tui));
+    let quiet = screen_up.clone();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(async move {
         while let Some(p) = rx.recv().await {
+            if quiet.load(std::sync::atomic::Ordering::Relaxed) {
+                continue;
+            }
             match p {
                 Progress::Started { instance } => eprintln!("   started {instance}"),
                 Progress::Finished {
@@ -148,7 +164,16 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }
     });
-    let records = bench::run(batch, tx).await?;
+    let job = tokio::spawn(bench::run(batch, tx));
+    if a.tui {
+        let shown = super::tui_cmd::batch(&out, &Default::default()).await;
+        screen_up.store(false, std::sync::atomic::Ordering::Relaxed);
+        shown?;
+        if !job.is_finished() {
+            eprintln!("the batch goes on (Ctrl-C stops it; `bench` again resumes it)");
+        }
+    }
+    let records = job.await.context("the batch's task")??;
     let _ = printer.await;
     let s = summary::read(&out)?;
     print!("{}", summary::table(&s));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-#[derive(Args)]
+#[derive(Args, Default)]
 pub struct LookArgs {
     /// The colour theme: dark, light, high-contrast (colour-blind safe), or one of yours in
     /// the config directory's themes/. NO_COLOR turns colours off. Default: dark.
@@ -97,7 +97,7 @@ fn demo_instance() -> anyhow::Result<PathBuf> {
 
 /// The workbench draws on a terminal; without one (a pipe, a CI job) it would fail deep in
 /// the terminal set-up after creating a session. Said before anything is created.
-fn need_terminal(command: &str) -> Option<ExitCode> {
+pub(super) fn need_terminal(command: &str) -> Option<ExitCode> {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         return None;
@@ -243,7 +243,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
 
 /// The Batch screen on a batch directory; Enter opens an instance's session read-only (a
 /// running one as it stands: `bench` owns it), Esc there comes back.
-async fn batch(dir: &Path, look: &LookArgs) -> anyhow::Result<ExitCode> {
+pub(super) async fn batch(dir: &Path, look: &LookArgs) -> anyhow::Result<ExitCode> {
     let base = looks(look)?;
     let back_to = "the batch".to_string();
     evootter::tui::batch::browse(dir, &base.theme, &base.keymap, |session, _id| {

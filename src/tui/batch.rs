@@ -684,8 +684,9 @@ where
         }) {
             break Err(e.into());
         }
-        // Never waits on the directory: the screen redraws at least once a second.
-        match event::poll(Duration::from_millis(250)) {
+        // Never waits on the directory: the screen redraws at least once a second. The wait
+        // for a key blocks this thread only (`bench --tui` runs the batch on the others).
+        match tokio::task::block_in_place(|| event::poll(Duration::from_millis(250))) {
             Ok(false) => continue,
             Err(e) => break Err(e.into()),
             Ok(true) => {}
