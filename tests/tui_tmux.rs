@@ -466,6 +466,15 @@ fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
     assert!(done.contains("F2P 2/2 (100%)"), "{done}");
     assert!(running.wait().unwrap().success());
 
+    // The figures of the rows, and back to the table.
+    t.keys(&["v"]);
+    let figures = t.wait_for("cuts decided by", 10);
+    assert!(
+        figures.contains("F2P tests per generation, 2 instances"),
+        "{figures}"
+    );
+    t.keys(&["v"]);
+    t.wait_for("rows 1-2 of 2", 10);
     // Not F2P: none; Esc takes the filter back.
     t.keys(&["f"]);
     t.wait_for("0 of 2 instances (not F2P", 10);

@@ -87,6 +87,9 @@ pub struct Row {
     pub fitness_cuts: u64,
     /// The instance's session, once it has one.
     pub session: Option<PathBuf>,
+    /// What the figures read of a finished instance, and its run's settings.
+    pub facts: Option<super::figures::InstanceFacts>,
+    pub settings: String,
 }
 
 impl Row {
@@ -199,6 +202,8 @@ fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
         cuts: 0,
         fitness_cuts: 0,
         session: session.clone(),
+        facts: None,
+        settings: String::new(),
     };
     let report: Option<serde_json::Value> = match (&record, &session) {
         // A finished instance: its report as written.
@@ -233,6 +238,10 @@ fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
                 reason: reason.clone(),
             },
         };
+    }
+    if let (Some(rep), State::Done) = (&report, &row.state) {
+        row.facts = Some(super::figures::InstanceFacts::from_report(id, rep));
+        row.settings = super::figures::settings(rep);
     }
     if let Some(rep) = &report {
         row.line = summary::line(

@@ -13,10 +13,9 @@
 //! - `cost_per_instance`: each instance's cost;
 //! - with two batches, `gained_lost`: instances both, neither, gained and lost.
 //!
-//! Read from the instances' sessions (each test's F2P verdict is its evaluation against the
+//! Read from the instances' reports (each test's F2P verdict is its evaluation against the
 //! golden patch after the run), never from a log.
 
-use crate::engine::SessionDoc;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,23 +33,34 @@ pub struct InstanceFacts {
 }
 
 impl InstanceFacts {
-    pub fn of(id: &str, doc: &SessionDoc) -> Self {
-        let f2p = |t: &String| doc.evaluation.get(t).is_some_and(|e| e.f2p);
+    /// From an instance's `report.json` (what `evootter run` writes beside the session: every
+    /// test's F2P verdict and every generation's population and cut), not from its session,
+    /// which is a hundred times larger.
+    pub fn from_report(id: &str, report: &serde_json::Value) -> Self {
+        let tests = &report["tests"];
+        let f2p = |t: &serde_json::Value| {
+            t.as_str()
+                .is_some_and(|t| tests[t]["f2p"].as_bool() == Some(true))
+        };
+        let gens = report["generations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         Self {
             id: id.to_string(),
-            generations: doc
-                .generations
+            generations: gens
                 .iter()
-                .map(|g| (g.tests.iter().filter(|t| f2p(t)).count(), g.tests.len()))
+                .map(|g| {
+                    let pop = g["tests"].as_array().cloned().unwrap_or_default();
+                    (pop.iter().filter(|t| f2p(t)).count(), pop.len())
+                })
                 .collect(),
-            final_f2p: doc.final_test.as_ref().is_some_and(f2p),
-            cuts: doc
-                .generations
+            final_f2p: report["f2p"]["f2p"].as_bool() == Some(true),
+            cuts: gens
                 .iter()
-                .filter_map(|g| g.selected_by)
-                .map(|c| c.to_string())
+                .filter_map(|g| g["selected_by"].as_str().map(str::to_string))
                 .collect(),
-            cost_usd: crate::llm::CallTotals::of(&doc.llm_calls).cost_usd,
+            cost_usd: report["cost_usd"].as_f64(),
         }
     }
 
@@ -73,53 +83,75 @@ pub struct BatchFacts {
     pub instances: Vec<InstanceFacts>,
 }
 
-/// Every finished instance of the batch in `dir` (those with a record saying done and a
-/// session), in id order.
+/// The settings of a run as its report gives them, for a caption.
+pub fn settings(report: &serde_json::Value) -> String {
+    let n = report["generations"][0]["tests"]
+        .as_array()
+        .map_or(0, Vec::len);
+    format!(
+        "selection {}, fitness {}, n {n}, m {}, crossover {}",
+        report["selection"].as_str().unwrap_or("?"),
+        report["fitness"].as_str().unwrap_or("?"),
+        report["mutants_requested"],
+        report["crossover"].as_str().unwrap_or("?")
+    )
+}
+
+/// The facts of finished instances with their settings: the most common settings name the
+/// batch (a batch resumed with others would mix them, and says so).
+pub fn batch_facts(label: String, instances: Vec<(InstanceFacts, String)>) -> BatchFacts {
+    let mut counts = BTreeMap::<&str, usize>::new();
+    for (_, s) in &instances {
+        *counts.entry(s).or_default() += 1;
+    }
+    let mut by_count: Vec<(&str, usize)> = counts.into_iter().collect();
+    by_count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let mut settings = by_count
+        .first()
+        .map_or(String::new(), |(s, _)| s.to_string());
+    if by_count.len() > 1 {
+        settings.push_str(" (and others)");
+    }
+    BatchFacts {
+        label,
+        settings,
+        instances: instances.into_iter().map(|(f, _)| f).collect(),
+    }
+}
+
+/// Every finished instance of the batch in `dir` (a record saying done, and a report), in id
+/// order.
 pub fn read(dir: &Path) -> anyhow::Result<BatchFacts> {
-    let mut settings = BTreeMap::<String, usize>::new();
-    let mut instances = vec![];
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("instance.json").is_file() && p.join("session.json").is_file())
+        .filter(|p| p.join("instance.json").is_file() && p.join("report.json").is_file())
         .collect();
     entries.sort();
+    let mut instances = vec![];
     for p in entries {
         let record: super::summary::InstanceRecord =
             serde_json::from_slice(&std::fs::read(p.join("instance.json"))?)?;
         if record.status != super::summary::Status::Done {
             continue;
         }
-        let doc = SessionDoc::load(&p.join("session.json"))?;
-        let c = &doc.config;
-        *settings
-            .entry(format!(
-                "selection {}, fitness {}, n {}, m {}, crossover {}",
-                c.selection, c.fitness, c.tests, c.mutants, c.crossover
-            ))
-            .or_default() += 1;
-        instances.push(InstanceFacts::of(&record.instance_id, &doc));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(p.join("report.json"))?)?;
+        instances.push((
+            InstanceFacts::from_report(&record.instance_id, &report),
+            settings(&report),
+        ));
     }
     anyhow::ensure!(
         !instances.is_empty(),
         "{} has no finished instance to draw (a batch directory: `bench --out`)",
         dir.display()
     );
-    // The most common settings (a batch resumed with others would mix them: said so).
-    let mut by_count: Vec<(String, usize)> = settings.into_iter().collect();
-    by_count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-    let mut settings = by_count[0].0.clone();
-    if by_count.len() > 1 {
-        settings.push_str(" (and others)");
-    }
-    Ok(BatchFacts {
-        label: dir.file_name().map_or_else(
-            || dir.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-        settings,
-        instances,
-    })
+    let label = dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(batch_facts(label, instances))
 }
 
 /// A table: its header and rows, written as CSV.

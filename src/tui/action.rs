@@ -78,6 +78,8 @@ pub enum Action {
     /// Comparing two sessions side by side: open A's, or B's, in the workbench's screens.
     OpenA,
     OpenB,
+    /// The Batch screen: the paper's figures of the rows shown, in place of the table.
+    Figures,
     NextHunk,
     PrevHunk,
     /// Long lines that do not wrap (the Pair screen): scroll sideways.

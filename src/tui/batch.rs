@@ -146,6 +146,8 @@ pub struct BatchView {
     pub quit: bool,
     /// What went wrong opening an instance, until the next key.
     pub notice: Option<String>,
+    /// The figures of the rows shown in place of the table (`v`).
+    pub figures: bool,
 }
 
 /// The figures of the shown rows.
@@ -178,6 +180,7 @@ impl BatchView {
             selected,
             quit: false,
             notice: None,
+            figures: false,
         }
     }
 
@@ -265,6 +268,7 @@ impl BatchView {
             Action::Last => self.select_at(shown_len.saturating_sub(1)),
             Action::SortRows => self.sort = self.sort.next(),
             Action::ReverseSort => self.reverse = !self.reverse,
+            Action::Figures => self.figures = !self.figures,
             Action::FilterRows => {
                 let repo = self
                     .selected
@@ -523,7 +527,11 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         .wrap(Wrap { trim: false }),
         head,
     );
-    draw_table(f, v, &shown, table, theme);
+    if v.figures {
+        draw_figures(f, &shown, table, theme);
+    } else {
+        draw_table(f, v, &shown, table, theme);
+    }
     draw_detail(f, v, &shown, detail, theme);
     let footer = match &v.typing {
         Some(text) => format!(" search: {text}_   Enter apply  Esc cancel"),
@@ -536,11 +544,12 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
                     .unwrap_or_default()
             };
             format!(
-                " {} open  {} sort  {} reverse  {} filter  {} search  {} clear  {} quit",
+                " {} open  {} sort  {} reverse  {} filter  {} figures  {} search  {} clear  {} quit",
                 key("open"),
                 key("sort_rows"),
                 key("reverse_sort"),
                 key("filter_rows"),
+                key("figures"),
                 key("search"),
                 key("back"),
                 key("quit")
@@ -607,6 +616,109 @@ fn draw_table(f: &mut Frame, v: &BatchView, shown: &[&Row], area: Rect, theme: &
         ),
         area,
     );
+}
+
+/// The paper's figures of the finished rows shown, as `bench --figures` draws them: the
+/// share of F2P tests per generation (Fig. 6), what decided the cuts (Table IX), and on a wide
+/// terminal the F2P tests per instance initially and last (Fig. 7).
+fn draw_figures(f: &mut Frame, shown: &[&Row], area: Rect, theme: &Theme) {
+    use crate::bench::figures;
+    use ratatui::widgets::{Bar, BarChart, BarGroup};
+    let facts: Vec<(figures::InstanceFacts, String)> = shown
+        .iter()
+        .filter_map(|r| r.facts.clone().map(|x| (x, r.settings.clone())))
+        .collect();
+    let block = |title: String| {
+        Block::bordered()
+            .title(title)
+            .border_style(theme.style(Role::Border))
+    };
+    if facts.is_empty() {
+        f.render_widget(
+            Paragraph::new("no finished instance among the rows shown")
+                .block(block(" figures ".into())),
+            area,
+        );
+        return;
+    }
+    let n = facts.len();
+    let batch = [figures::batch_facts("shown".into(), facts)];
+    let wide = area.width >= 100;
+    let areas = Layout::horizontal(if wide {
+        vec![Constraint::Ratio(1, 3); 3]
+    } else {
+        vec![Constraint::Ratio(1, 2); 2]
+    })
+    .split(area);
+    let width = |a: Rect, bars: usize| {
+        let n = u16::try_from(bars.max(1)).unwrap_or(u16::MAX);
+        (a.width.saturating_sub(2).saturating_sub(n) / n).clamp(1, 6)
+    };
+    // Fig. 6: per generation, the share of F2P tests, in percent.
+    let share = figures::f2p_share(&batch);
+    let bars: Vec<Bar> = share
+        .rows
+        .iter()
+        .map(|r| {
+            let pct = (r[4].parse::<f64>().unwrap_or(0.0) * 100.0).round() as u64;
+            Bar::default()
+                .value(pct)
+                .label(Line::from(format!("g{}", r[1])))
+                .text_value(format!("{pct}%"))
+                .style(theme.style(Role::Kept))
+        })
+        .collect();
+    f.render_widget(
+        BarChart::default()
+            .block(block(format!(" F2P tests per generation, {n} instances ")))
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(width(areas[0], bars.len()))
+            .bar_gap(1)
+            .max(100)
+            .value_style(theme.style(Role::Selected)),
+        areas[0],
+    );
+    // Table IX: what decided the cuts.
+    let cuts = figures::cuts(&batch);
+    let bars: Vec<Bar> = cuts
+        .rows
+        .iter()
+        .map(|r| {
+            let v = r[2].parse::<u64>().unwrap_or(0);
+            Bar::default()
+                .value(v)
+                .label(Line::from(r[1].chars().take(3).collect::<String>()))
+                .text_value(v.to_string())
+                .style(theme.style(Role::Header))
+        })
+        .collect();
+    f.render_widget(
+        BarChart::default()
+            .block(block(" cuts decided by ".into()))
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(width(areas[1], bars.len()))
+            .bar_gap(1)
+            .value_style(theme.style(Role::Selected)),
+        areas[1],
+    );
+    if wide {
+        // Fig. 7: instances with k F2P tests, initially and in the last generation.
+        let per = figures::f2p_per_instance(&batch);
+        let mut chart = BarChart::default()
+            .block(block(" F2P tests: initial, last ".into()))
+            .bar_width(1)
+            .bar_gap(0)
+            .group_gap(1)
+            .value_style(theme.style(Role::Selected));
+        for r in &per.rows {
+            let v = |i: usize| r[i].parse::<u64>().unwrap_or(0);
+            chart = chart.data(BarGroup::default().label(Line::from(r[1].clone())).bars(&[
+                Bar::default().value(v(2)).style(theme.style(Role::Header)),
+                Bar::default().value(v(3)).style(theme.style(Role::Kept)),
+            ]));
+        }
+        f.render_widget(chart, areas[2]);
+    }
 }
 
 fn draw_detail(f: &mut Frame, v: &BatchView, shown: &[&Row], area: Rect, theme: &Theme) {
@@ -744,6 +856,8 @@ mod tests {
             cuts: 3,
             fitness_cuts: 2,
             session: Some(PathBuf::from(format!("/b/{id}/session.json"))),
+            facts: None,
+            settings: String::new(),
         }
     }
 
@@ -852,5 +966,31 @@ mod tests {
         for line in &screen {
             assert!(line.chars().count() <= 80);
         }
+
+        // `v`: the figures of the finished rows shown in place of the table.
+        let mut v = view();
+        v.rows[0].facts = Some(crate::bench::figures::InstanceFacts {
+            id: "a-1".into(),
+            generations: vec![(2, 8), (2, 4), (1, 2)],
+            final_f2p: true,
+            cuts: vec!["mutation".into(), "llm".into(), "mutation".into()],
+            cost_usd: Some(0.5),
+        });
+        v.act(Action::Figures, 10);
+        term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
+        let text: String = term
+            .backend()
+            .buffer()
+            .content
+            .iter()
+            .map(|x| x.symbol())
+            .collect();
+        assert!(
+            text.contains("F2P tests per generation, 1 instances"),
+            "{text}"
+        );
+        // Generation 0: 2 of 8 F2P; generation 2: 1 of 2.
+        assert!(text.contains("25%") && text.contains("50%"), "{text}");
+        assert!(text.contains("cuts decided by"), "{text}");
     }
 }

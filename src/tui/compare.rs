@@ -589,6 +589,8 @@ mod tests {
             cuts: 3,
             fitness_cuts: 2,
             session: Some(PathBuf::from(format!("/{id}/session.json"))),
+            facts: None,
+            settings: String::new(),
         }
     }
 

@@ -395,7 +395,11 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             s.col_scroll = 0;
         }
         // The Batch screen's own (`tui::batch`); no session screen binds them.
-        Action::ReverseSort | Action::FilterRows | Action::OpenA | Action::OpenB => {}
+        Action::ReverseSort
+        | Action::FilterRows
+        | Action::OpenA
+        | Action::OpenB
+        | Action::Figures => {}
         Action::ToggleRaw => s.raw_log = !s.raw_log,
         Action::ToggleSideBySide => s.side_by_side = !s.side_by_side,
         Action::NextHunk | Action::PrevHunk => {
