@@ -475,6 +475,11 @@ fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
     );
     t.keys(&["v"]);
     t.wait_for("rows 1-2 of 2", 10);
+    // Sorted by state, then the other way round.
+    t.keys(&["s"]);
+    t.wait_for("sorted by state)", 10);
+    t.keys(&["S"]);
+    t.wait_for("sorted by state, reversed)", 10);
     // Not F2P: none; Esc takes the filter back.
     t.keys(&["f"]);
     t.wait_for("0 of 2 instances (not F2P", 10);

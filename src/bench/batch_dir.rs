@@ -240,7 +240,15 @@ fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
         };
     }
     if let (Some(rep), State::Done) = (&report, &row.state) {
-        row.facts = Some(super::figures::InstanceFacts::from_report(id, rep));
+        let golden = dir
+            .parent()
+            .map(|batch| super::figures::golden_patch(batch, id))
+            .and_then(|p| std::fs::read_to_string(p).ok());
+        row.facts = Some(super::figures::InstanceFacts::from_report(
+            id,
+            rep,
+            golden.as_deref(),
+        ));
         row.settings = super::figures::settings(rep);
     }
     if let Some(rep) = &report {

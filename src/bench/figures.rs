@@ -10,6 +10,10 @@
 //!   had one in a later population and how many ended with an F2P final test — Table IV;
 //! - `table9_cuts`: the cuts decided by mutation score, by rescues, by the model, by the Otter
 //!   rules, by chance — Table IX's right columns (for the batch's mutant pool as a whole);
+//! - `fig8_golden_coverage`: per generation, the mean share of the golden patch's deleted
+//!   code lines a test runs on `c_old` (its traced baseline), over the instances whose patch
+//!   deletes or changes a line — Fig. 8 for the lines a fix changes; lines a fix only adds
+//!   exist after the fix, where no generation runs, and are not counted;
 //! - `cost_per_instance`: each instance's cost;
 //! - with two batches, `gained_lost`: instances both, neither, gained and lost.
 //!
@@ -30,13 +34,67 @@ pub struct InstanceFacts {
     /// What decided each cut (`mutation`, `rescues`, `llm`, `otter`, `random`).
     pub cuts: Vec<String>,
     pub cost_usd: Option<f64>,
+    /// Per generation: the mean share of the golden patch's deleted code lines that its tests
+    /// run on `c_old` (their traced baselines); `None` where nothing can be measured (no
+    /// golden patch, a patch that only adds lines, no traced test).
+    pub coverage: Vec<Option<f64>>,
+}
+
+/// `1, 9, 11-13` (a report's reach ranges) as line numbers.
+fn parse_ranges(text: &str) -> Vec<u32> {
+    let mut out = vec![];
+    for part in text.split(',').map(str::trim) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                    out.extend(a..=b);
+                }
+            }
+            None => out.extend(part.parse::<u32>().ok()),
+        }
+    }
+    out
+}
+
+/// A generation's mean share of the golden patch's deleted code lines its tests run on
+/// `c_old` (from the reach each test's report entry records).
+fn coverage(
+    report: &serde_json::Value,
+    g: &serde_json::Value,
+    golden: Option<&str>,
+) -> Option<f64> {
+    let deleted = super::score::patch_lines(golden?, false);
+    let total: usize = deleted.values().map(Vec::len).sum();
+    if total == 0 {
+        return None;
+    }
+    let shares: Vec<f64> = g["tests"]
+        .as_array()?
+        .iter()
+        .filter_map(|t| {
+            let reach = report["tests"][t.as_str()?]["reach"].as_object()?;
+            let covered: usize = deleted
+                .iter()
+                .map(|(file, lines)| {
+                    let ran = reach
+                        .get(file)
+                        .and_then(|r| r.as_str())
+                        .map(parse_ranges)
+                        .unwrap_or_default();
+                    lines.iter().filter(|l| ran.contains(l)).count()
+                })
+                .sum();
+            Some(covered as f64 / total as f64)
+        })
+        .collect();
+    (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
 }
 
 impl InstanceFacts {
     /// From an instance's `report.json` (what `evootter run` writes beside the session: every
     /// test's F2P verdict and every generation's population and cut), not from its session,
     /// which is a hundred times larger.
-    pub fn from_report(id: &str, report: &serde_json::Value) -> Self {
+    pub fn from_report(id: &str, report: &serde_json::Value, golden: Option<&str>) -> Self {
         let tests = &report["tests"];
         let f2p = |t: &serde_json::Value| {
             t.as_str()
@@ -61,6 +119,7 @@ impl InstanceFacts {
                 .filter_map(|g| g["selected_by"].as_str().map(str::to_string))
                 .collect(),
             cost_usd: report["cost_usd"].as_f64(),
+            coverage: gens.iter().map(|g| coverage(report, g, golden)).collect(),
         }
     }
 
@@ -81,6 +140,12 @@ pub struct BatchFacts {
     /// The settings of its runs, for the caption (`selection mutation, fitness brt, n 8, m 20`).
     pub settings: String,
     pub instances: Vec<InstanceFacts>,
+}
+
+/// Where a batch keeps an instance's golden patch (beside its checkout, `bench`'s work
+/// directory).
+pub fn golden_patch(batch: &Path, id: &str) -> PathBuf {
+    batch.join(".work").join(id).join("golden.patch")
 }
 
 /// The settings of a run as its report gives them, for a caption.
@@ -137,8 +202,9 @@ pub fn read(dir: &Path) -> anyhow::Result<BatchFacts> {
         }
         let report: serde_json::Value =
             serde_json::from_slice(&std::fs::read(p.join("report.json"))?)?;
+        let golden = std::fs::read_to_string(golden_patch(dir, &record.instance_id)).ok();
         instances.push((
-            InstanceFacts::from_report(&record.instance_id, &report),
+            InstanceFacts::from_report(&record.instance_id, &report, golden.as_deref()),
             settings(&report),
         ));
     }
@@ -315,6 +381,44 @@ pub fn cuts(batches: &[BatchFacts]) -> Table {
         .collect();
     Table {
         header: ["batch", "decided_by", "cuts", "share"].map(s).to_vec(),
+        rows,
+    }
+}
+
+/// Fig. 8: per batch and generation, the mean coverage of the golden patch's deleted lines on
+/// `c_old` over the instances where it can be measured.
+pub fn golden_coverage(batches: &[BatchFacts]) -> Table {
+    let mut rows = vec![];
+    for b in batches {
+        let gens = b
+            .instances
+            .iter()
+            .map(|i| i.coverage.len())
+            .max()
+            .unwrap_or(0);
+        for g in 0..gens {
+            let v: Vec<f64> = b
+                .instances
+                .iter()
+                .filter_map(|i| i.coverage.get(g).copied().flatten())
+                .collect();
+            let mean = if v.is_empty() {
+                0.0
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            };
+            rows.push(vec![
+                b.label.clone(),
+                s(g),
+                s(v.len()),
+                format!("{mean:.4}"),
+            ]);
+        }
+    }
+    Table {
+        header: ["batch", "generation", "instances_measured", "mean_coverage"]
+            .map(s)
+            .to_vec(),
         rows,
     }
 }
@@ -659,6 +763,28 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
         ),
     )?;
 
+    let t = golden_coverage(batches);
+    let series: Vec<(String, Vec<(f64, f64)>)> = batches
+        .iter()
+        .map(|b| {
+            let v = column(&t, &b.label, 3);
+            (
+                b.label.clone(),
+                v.iter().enumerate().map(|(g, y)| (g as f64, *y)).collect(),
+            )
+        })
+        .collect();
+    put(
+        "fig8_golden_coverage",
+        &t,
+        line_chart(
+            "Coverage of the golden patch's deleted lines on c_old",
+            ("generation", "mean share of the lines a test runs"),
+            &series,
+            &cap,
+        ),
+    )?;
+
     let t = cost(batches);
     let mut ids: Vec<String> = batches[0].instances.iter().map(|i| i.id.clone()).collect();
     // Past a few dozen instances a bar per named instance is unreadable: the costs sorted,
@@ -752,6 +878,7 @@ mod tests {
             final_f2p: f2p,
             cuts: cuts.iter().map(|c| c.to_string()).collect(),
             cost_usd: Some(0.5),
+            coverage: vec![Some(0.5); gens.len()],
         }
     }
 
@@ -802,10 +929,30 @@ mod tests {
     }
 
     #[test]
+    fn golden_coverage_reads_the_tests_reach() {
+        let report = serde_json::json!({
+            "tests": {
+                "t1": {"reach": {"p/m.py": "1-3, 10"}},
+                "t2": {"reach": {"p/m.py": "1-2"}},
+            },
+            "generations": [{"tests": ["t1", "t2"]}],
+        });
+        // The patch changes lines 3 and 10 of p/m.py: t1 runs both, t2 neither.
+        let patch = "--- a/p/m.py\n+++ b/p/m.py\n@@ -3,1 +3,1 @@\n-    x = 1\n+    x = 2\n@@ -10,1 +10,1 @@\n-    y = 1\n+    y = 2\n";
+        let f = InstanceFacts::from_report("i", &report, Some(patch));
+        assert_eq!(f.coverage, vec![Some(0.5)]);
+        assert_eq!(
+            InstanceFacts::from_report("i", &report, None).coverage,
+            vec![None]
+        );
+        assert_eq!(parse_ranges("1, 9, 11-13"), [1, 9, 11, 12, 13]);
+    }
+
+    #[test]
     fn every_figure_is_an_svg_with_one_series_per_batch() {
         let d = tempfile::tempdir().unwrap();
         let files = write(&[batch("A"), batch("B")], d.path()).unwrap();
-        assert_eq!(files.len(), 12, "six figures, each with its CSV");
+        assert_eq!(files.len(), 14, "seven figures, each with its CSV");
         let svg = std::fs::read_to_string(d.path().join("fig6_f2p_share.svg")).unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
         // One colour per series (the axes are black).

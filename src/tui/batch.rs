@@ -975,6 +975,7 @@ mod tests {
             final_f2p: true,
             cuts: vec!["mutation".into(), "llm".into(), "mutation".into()],
             cost_usd: Some(0.5),
+            coverage: vec![],
         });
         v.act(Action::Figures, 10);
         term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
