@@ -611,3 +611,71 @@ async fn scripted_model_replays_and_reports_mismatch() {
         "{err}"
     );
 }
+
+/// Usage as the providers document it when their prompt cache is at work: Anthropic counts the
+/// input written to and read from the cache apart from `input_tokens`; OpenAI counts the cached
+/// part inside `prompt_tokens` and names it in `prompt_tokens_details.cached_tokens`. Each is
+/// recorded as new, written and read input, and priced with the table's cache prices.
+#[tokio::test]
+async fn prompt_cache_usage_is_recorded_and_priced_apart() {
+    let server = MockServer::start(vec![json(
+        200,
+        json!({
+            "id": "msg_02", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "ok"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1000, "output_tokens": 1000,
+                      "cache_creation_input_tokens": 100000,
+                      "cache_read_input_tokens": 1000000}
+        }),
+    )])
+    .await;
+    let reply = anthropic(&server).complete(request()).await.unwrap();
+    assert_eq!(
+        (
+            reply.input_tokens,
+            reply.cache_write_tokens,
+            reply.cache_read_tokens
+        ),
+        (1000, 100000, 1000000)
+    );
+    let record = CallRecord::new(&request(), &reply, &PriceTable::builtin());
+    // Sonnet 4.5: 1k x $3 + 100k x $3.75 + 1M x $0.30 + 1k x $15 (per million).
+    let expected = (1000.0 * 3.0 + 100_000.0 * 3.75 + 1_000_000.0 * 0.3 + 1000.0 * 15.0) / 1e6;
+    assert!((record.cost_usd.unwrap() - expected).abs() < 1e-9);
+    let stored = serde_json::to_value(&record).unwrap();
+    assert_eq!(stored["cache_read_tokens"], 1000000);
+
+    let server = MockServer::start(vec![
+        json(
+            200,
+            json!({
+                "id": "chatcmpl-2", "object": "chat.completion", "model": "gpt-4o-2024-08-06",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 2048, "completion_tokens": 10, "total_tokens": 2058,
+                          "prompt_tokens_details": {"cached_tokens": 1920}}
+            }),
+        ),
+        // A server that does not cache: no details, all of it new input.
+        openai_ok("plain"),
+    ])
+    .await;
+    let model = openai_at(&server.base_url, true);
+    let reply = model.complete(request()).await.unwrap();
+    assert_eq!(
+        (
+            reply.input_tokens,
+            reply.cache_write_tokens,
+            reply.cache_read_tokens
+        ),
+        (128, 0, 1920)
+    );
+    let record = CallRecord::new(&request(), &reply, &PriceTable::builtin());
+    // GPT-4o: 128 x $2.50 + 1920 x $1.25 + 10 x $10 (per million).
+    let expected = (128.0 * 2.5 + 1920.0 * 1.25 + 10.0 * 10.0) / 1e6;
+    assert!((record.cost_usd.unwrap() - expected).abs() < 1e-12);
+    let plain = model.complete(request()).await.unwrap();
+    assert_eq!((plain.input_tokens, plain.cache_read_tokens), (30, 0));
+}

@@ -204,17 +204,20 @@ fn show_calls(doc: &SessionDoc) {
         println!("this session made no model calls");
         return;
     }
+    // Input as the provider counts it: new, written to its prompt cache, read from it.
     println!(
-        "{:>3}  {:<20} {:<22} {:>9} {:>9} {:>8} {:>9}",
-        "#", "step", "model", "tokens in", "out", "seconds", "cost"
+        "{:>3}  {:<20} {:<22} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9}",
+        "#", "step", "model", "tokens in", "cache w", "cache r", "out", "seconds", "cost"
     );
     for (i, c) in doc.llm_calls.iter().enumerate() {
         println!(
-            "{:>3}  {:<20} {:<22} {:>9} {:>9} {:>8.1} {:>9}",
+            "{:>3}  {:<20} {:<22} {:>9} {:>8} {:>8} {:>9} {:>8.1} {:>9}",
             i + 1,
             c.step,
             c.model,
             c.input_tokens,
+            c.cache_write_tokens,
+            c.cache_read_tokens,
             c.output_tokens,
             c.latency_ms as f64 / 1000.0,
             match (c.cached, c.cost_usd) {
@@ -224,6 +227,18 @@ fn show_calls(doc: &SessionDoc) {
             }
         );
     }
+    let t = evootter::llm::CallTotals::of(&doc.llm_calls);
+    println!(
+        "total: {} calls, {} tokens in, {} written to and {} read from the provider's prompt \
+         cache ({:.0}% of the input), {} out, {}",
+        t.calls,
+        t.input_tokens,
+        t.cache_write_tokens,
+        t.cache_read_tokens,
+        t.cache_read_share() * 100.0,
+        t.output_tokens,
+        t.cost_label()
+    );
     println!("`--call N` prints one call's prompt and reply");
 }
 

@@ -207,7 +207,14 @@ pub fn report(doc: &SessionDoc) -> Value {
     r["llm_steps"] = json!(step_totals);
     r["llm"] = json!(doc.config.llm);
     r["llm_calls"] = json!({"total": totals.calls, "by_step": by_step, "cached": totals.cached});
-    r["tokens"] = json!({"input": totals.input_tokens, "output": totals.output_tokens});
+    // Input split as the providers count it: new, written to their prompt cache, read from it.
+    r["tokens"] = json!({
+        "input": totals.input_tokens,
+        "output": totals.output_tokens,
+        "cache_write": totals.cache_write_tokens,
+        "cache_read": totals.cache_read_tokens,
+        "input_read_from_cache_share": (totals.cache_read_share() * 1e4).round() / 1e4,
+    });
     // `null` when a model is missing from the price table: an unknown cost is not zero.
     r["cost_usd"] = json!(totals.cost_usd.map(|c| (c * 1e6).round() / 1e6));
     if let Some(f) = doc.final_test.as_ref().and_then(|t| doc.evaluation.get(t)) {

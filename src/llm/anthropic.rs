@@ -130,6 +130,8 @@ impl Anthropic {
             text,
             input_tokens: usage.input_tokens.unwrap_or(0),
             output_tokens: usage.output_tokens.unwrap_or(0),
+            cache_write_tokens: usage.cache_creation_input_tokens.unwrap_or(0),
+            cache_read_tokens: usage.cache_read_input_tokens.unwrap_or(0),
             model: parsed.model.unwrap_or_else(|| self.model.clone()),
             stop_reason: parsed.stop_reason.filter(|s| !s.is_empty()),
             latency_ms: http.latency_ms,
@@ -177,8 +179,11 @@ struct Block {
     text: Option<String>,
 }
 
+/// `input_tokens` counts only the input neither written to nor read from the prompt cache.
 #[derive(Deserialize, Default)]
 struct Usage {
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
 }

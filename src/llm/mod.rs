@@ -99,8 +99,16 @@ impl LlmRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmReply {
     pub text: String,
+    /// Input tokens read as new (neither written to nor read from the provider's prompt cache).
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Input tokens written to the provider's prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`), and read from it (Anthropic's `cache_read_input_tokens`,
+    /// OpenAI's `prompt_tokens_details.cached_tokens`); priced apart.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
     /// The model that answered, as the provider reports it (may carry a date suffix).
     pub model: String,
     pub stop_reason: Option<String>,
@@ -159,6 +167,8 @@ pub struct CallTotals {
     pub cached: usize,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub cache_read_tokens: u64,
     pub seconds: f64,
     /// `None` as soon as one call used a model missing from the price table: an unknown
     /// cost is not zero.
@@ -185,8 +195,20 @@ impl CallTotals {
         self.cached += usize::from(c.cached);
         self.input_tokens += c.input_tokens;
         self.output_tokens += c.output_tokens;
+        self.cache_write_tokens += c.cache_write_tokens;
+        self.cache_read_tokens += c.cache_read_tokens;
         self.seconds += c.latency_ms as f64 / 1000.0;
         self.cost_usd = self.cost_usd.zip(c.cost_usd).map(|(a, b)| a + b);
+    }
+
+    /// Of all input tokens, the share read from the provider's prompt cache.
+    pub fn cache_read_share(&self) -> f64 {
+        let all = self.input_tokens + self.cache_write_tokens + self.cache_read_tokens;
+        if all == 0 {
+            0.0
+        } else {
+            self.cache_read_tokens as f64 / all as f64
+        }
     }
 
     /// The cost for people: dollars, or why it is unknown.
@@ -196,6 +218,10 @@ impl CallTotals {
             |c| format!("${c:.4}"),
         )
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The prompt part of a [`CallRecord`].
@@ -215,6 +241,11 @@ pub struct CallRecord {
     pub reply: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Input tokens written to and read from the provider's prompt cache (see [`LlmReply`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
     pub latency_ms: u64,
     /// `None` when the model is not in the price table. A cached reply costs nothing.
     pub cost_usd: Option<f64>,
@@ -227,7 +258,15 @@ impl CallRecord {
         let cost_usd = if reply.cached {
             Some(0.0)
         } else {
-            prices.cost(&reply.model, reply.input_tokens, reply.output_tokens)
+            prices.cost_of(
+                &reply.model,
+                price::Tokens {
+                    input: reply.input_tokens,
+                    cache_write: reply.cache_write_tokens,
+                    cache_read: reply.cache_read_tokens,
+                    output: reply.output_tokens,
+                },
+            )
         };
         Self {
             step: req.step.clone(),
@@ -239,6 +278,8 @@ impl CallRecord {
             reply: reply.text.clone(),
             input_tokens: reply.input_tokens,
             output_tokens: reply.output_tokens,
+            cache_write_tokens: reply.cache_write_tokens,
+            cache_read_tokens: reply.cache_read_tokens,
             latency_ms: reply.latency_ms,
             cost_usd,
             cached: reply.cached,
@@ -357,6 +398,8 @@ mod tests {
             text: "x".into(),
             input_tokens: 1_000_000,
             output_tokens: 0,
+            cache_write_tokens: 0,
+            cache_read_tokens: 0,
             model: model.into(),
             stop_reason: None,
             latency_ms: 1500,

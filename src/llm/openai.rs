@@ -155,9 +155,17 @@ impl OpenAi {
             .next()
             .ok_or_else(|| malformed("no choices in the reply".to_string()))?;
         let usage = parsed.usage.unwrap_or_default();
+        // `prompt_tokens` includes the cached ones; servers that do not cache send no details.
+        let cached = usage
+            .prompt_tokens_details
+            .and_then(|d| d.cached_tokens)
+            .unwrap_or(0);
+        let prompt = usage.prompt_tokens.unwrap_or(0);
         Ok(LlmReply {
             text: choice.message.and_then(|m| m.content).unwrap_or_default(),
-            input_tokens: usage.prompt_tokens.unwrap_or(0),
+            input_tokens: prompt.saturating_sub(cached),
+            cache_write_tokens: 0,
+            cache_read_tokens: cached.min(prompt),
             output_tokens: usage.completion_tokens.unwrap_or(0),
             model: parsed
                 .model
@@ -217,4 +225,10 @@ struct ChoiceMessage {
 struct Usage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(Deserialize, Default)]
+struct PromptTokensDetails {
+    cached_tokens: Option<u64>,
 }

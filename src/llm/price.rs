@@ -5,6 +5,8 @@
 //! [models."claude-sonnet-4-5"]
 //! input = 3.0
 //! output = 15.0
+//! cache_write = 3.75   # optional: input written to the prompt cache
+//! cache_read = 0.30    # optional: input read from it
 //! ```
 
 use std::collections::BTreeMap;
@@ -18,6 +20,25 @@ pub struct Price {
     pub input: f64,
     /// USD per million output tokens.
     pub output: f64,
+    /// USD per million input tokens written to the provider's prompt cache (Anthropic: 1.25
+    /// times `input` for the five-minute cache). Unset: priced as `input`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
+    /// USD per million input tokens read from the prompt cache (Anthropic: a tenth of
+    /// `input`; OpenAI: a half to a tenth by model). Unset: priced as `input`, which never
+    /// under-states a cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<f64>,
+}
+
+/// One call's tokens as the provider counts them: new input, input written to and read from
+/// its prompt cache, output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub cache_write: u64,
+    pub cache_read: u64,
+    pub output: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -42,29 +63,40 @@ pub enum PriceError {
     },
 }
 
-/// List prices at the time of writing; a user file corrects them when they change.
-const BUILTIN: &[(&str, f64, f64)] = &[
-    ("claude-opus-4-5", 5.0, 25.0),
-    ("claude-opus-4-1", 15.0, 75.0),
-    ("claude-sonnet-4-5", 3.0, 15.0),
-    ("claude-sonnet-4", 3.0, 15.0),
-    ("claude-haiku-4-5", 1.0, 5.0),
-    ("gpt-5", 1.25, 10.0),
-    ("gpt-5-mini", 0.25, 2.0),
-    ("gpt-5-nano", 0.05, 0.4),
-    ("gpt-4.1", 2.0, 8.0),
-    ("gpt-4.1-mini", 0.4, 1.6),
-    ("gpt-4o", 2.5, 10.0),
-    ("gpt-4o-mini", 0.15, 0.6),
+/// List prices at the time of writing (a user file corrects them when they change): name,
+/// input, output, cache write, cache read. Anthropic's five-minute cache writes at 1.25x input
+/// and reads at 0.1x; OpenAI charges no write and reads at 0.5x (GPT-4o), 0.25x (GPT-4.1) or
+/// 0.1x (GPT-5).
+const BUILTIN: &[(&str, f64, f64, f64, f64)] = &[
+    ("claude-opus-4-5", 5.0, 25.0, 6.25, 0.5),
+    ("claude-opus-4-1", 15.0, 75.0, 18.75, 1.5),
+    ("claude-sonnet-4-5", 3.0, 15.0, 3.75, 0.3),
+    ("claude-sonnet-4", 3.0, 15.0, 3.75, 0.3),
+    ("claude-haiku-4-5", 1.0, 5.0, 1.25, 0.1),
+    ("gpt-5", 1.25, 10.0, 1.25, 0.125),
+    ("gpt-5-mini", 0.25, 2.0, 0.25, 0.025),
+    ("gpt-5-nano", 0.05, 0.4, 0.05, 0.005),
+    ("gpt-4.1", 2.0, 8.0, 2.0, 0.5),
+    ("gpt-4.1-mini", 0.4, 1.6, 0.4, 0.1),
+    ("gpt-4o", 2.5, 10.0, 2.5, 1.25),
+    ("gpt-4o-mini", 0.15, 0.6, 0.15, 0.075),
     // Recorded replies replayed by `ScriptedModel` cost nothing.
-    ("scripted", 0.0, 0.0),
+    ("scripted", 0.0, 0.0, 0.0, 0.0),
 ];
 
 impl PriceTable {
     pub fn builtin() -> Self {
         let models = BUILTIN
             .iter()
-            .map(|&(name, input, output)| (name.to_string(), Price { input, output }))
+            .map(|&(name, input, output, write, read)| {
+                let p = Price {
+                    input,
+                    output,
+                    cache_write: Some(write),
+                    cache_read: Some(read),
+                };
+                (name.to_string(), p)
+            })
             .collect();
         Self { models }
     }
@@ -110,8 +142,24 @@ impl PriceTable {
 
     /// USD for one call, or `None` when the model has no price.
     pub fn cost(&self, model: &str, input_tokens: u64, output_tokens: u64) -> Option<f64> {
+        self.cost_of(
+            model,
+            Tokens {
+                input: input_tokens,
+                output: output_tokens,
+                ..Tokens::default()
+            },
+        )
+    }
+
+    /// A call's cost with its prompt-cache writes and reads priced as the table says.
+    pub fn cost_of(&self, model: &str, t: Tokens) -> Option<f64> {
         let p = self.price(model)?;
-        Some((input_tokens as f64 * p.input + output_tokens as f64 * p.output) / 1_000_000.0)
+        let usd = t.input as f64 * p.input
+            + t.cache_write as f64 * p.cache_write.unwrap_or(p.input)
+            + t.cache_read as f64 * p.cache_read.unwrap_or(p.input)
+            + t.output as f64 * p.output;
+        Some(usd / 1_000_000.0)
     }
 }
 
@@ -130,6 +178,31 @@ mod tests {
         assert_eq!(t.price("gpt-5-mini-2025-08-07"), t.price("gpt-5-mini"));
         assert_eq!(t.cost("gpt-50", 1, 1), None);
         assert_eq!(t.cost("llama-3", 1, 1), None);
+    }
+
+    #[test]
+    fn prompt_cache_writes_and_reads_are_priced_apart() {
+        let t = PriceTable::builtin();
+        let call = Tokens {
+            input: 1_000_000,
+            cache_write: 1_000_000,
+            cache_read: 10_000_000,
+            output: 0,
+        };
+        // Sonnet 4.5: 3 + 3.75 + 10 x 0.30.
+        let c = t.cost_of("claude-sonnet-4-5-20250929", call).unwrap();
+        assert!((c - 9.75).abs() < 1e-9, "{c}");
+        // GPT-4o: no write charge beyond input, reads at half.
+        let c = t.cost_of("gpt-4o", call).unwrap();
+        assert!((c - (2.5 + 2.5 + 12.5)).abs() < 1e-9, "{c}");
+        // A model of yours without cache prices: reads and writes cost as input.
+        let mut t = t;
+        t.merge_toml("[models.\"qwen3\"]\ninput = 1.0\noutput = 2.0\n")
+            .unwrap();
+        assert_eq!(t.cost_of("qwen3", call), Some(12.0));
+        t.merge_toml("[models.\"qwen3\"]\ninput = 1.0\noutput = 2.0\ncache_read = 0.1\n")
+            .unwrap();
+        assert_eq!(t.cost_of("qwen3", call), Some(3.0));
     }
 
     #[test]

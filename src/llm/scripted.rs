@@ -122,6 +122,8 @@ impl ScriptedModel {
         Ok(LlmReply {
             text: entry.reply.clone(),
             input_tokens: 0,
+            cache_write_tokens: 0,
+            cache_read_tokens: 0,
             output_tokens: 0,
             model: "scripted".to_string(),
             stop_reason: Some("scripted".to_string()),
