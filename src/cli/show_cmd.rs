@@ -239,6 +239,11 @@ fn show_calls(doc: &SessionDoc) {
         t.output_tokens,
         t.cost_label()
     );
+    println!(
+        "the prompts' bytes that repeat the start of an earlier call's (what a prefix cache \
+         could read at most): {:.0}%",
+        evootter::llm::shared_prefix_share(&doc.llm_calls) * 100.0
+    );
     println!("`--call N` prints one call's prompt and reply");
 }
 

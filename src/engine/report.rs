@@ -214,6 +214,9 @@ pub fn report(doc: &SessionDoc) -> Value {
         "cache_write": totals.cache_write_tokens,
         "cache_read": totals.cache_read_tokens,
         "input_read_from_cache_share": (totals.cache_read_share() * 1e4).round() / 1e4,
+        // What a prefix cache could read at most: the prompt bytes repeating an earlier call's
+        // start (issue 28's measure of how the prompts are laid out).
+        "prompt_prefix_shared_share": (crate::llm::shared_prefix_share(&doc.llm_calls) * 1e4).round() / 1e4,
     });
     // `null` when a model is missing from the price table: an unknown cost is not zero.
     r["cost_usd"] = json!(totals.cost_usd.map(|c| (c * 1e6).round() / 1e6));

@@ -220,6 +220,39 @@ impl CallTotals {
     }
 }
 
+/// Of the prompt bytes `calls` sent, the share that repeats, byte for byte, the start of an
+/// earlier call's prompt (system text, then each message, in the order sent): what a
+/// provider's prefix cache could at most read instead of processing anew. Cached replies sent
+/// nothing and are left out.
+pub fn shared_prefix_share(calls: &[CallRecord]) -> f64 {
+    let texts: Vec<String> = calls
+        .iter()
+        .filter(|c| !c.cached)
+        .map(|c| {
+            let mut t = c.request.system.clone().unwrap_or_default();
+            for m in &c.request.messages {
+                t.push('\u{0}');
+                t.push_str(&m.content);
+            }
+            t
+        })
+        .collect();
+    let (mut shared, mut total) = (0usize, 0usize);
+    for (i, t) in texts.iter().enumerate() {
+        total += t.len();
+        shared += texts[..i]
+            .iter()
+            .map(|e| e.bytes().zip(t.bytes()).take_while(|(a, b)| a == b).count())
+            .max()
+            .unwrap_or(0);
+    }
+    if total == 0 {
+        0.0
+    } else {
+        shared as f64 / total as f64
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -406,6 +439,20 @@ mod tests {
             cached,
         };
         CallRecord::new(&req, &reply, &price::PriceTable::builtin())
+    }
+
+    #[test]
+    fn the_shared_prefix_is_what_repeats_an_earlier_prompts_start() {
+        let with = |user: &str| {
+            let mut c = call("claude-sonnet-4-5", false);
+            c.request.messages = vec![Message::user(user)];
+            c
+        };
+        // "system\0" (7 bytes) + the user text; the second shares "system\0abcd".
+        let calls = [with("abcdef"), with("abcdXY"), with("zzzzzz")];
+        let share = shared_prefix_share(&calls);
+        assert!((share - (11.0 + 7.0) / 39.0).abs() < 1e-9, "{share}");
+        assert_eq!(shared_prefix_share(&calls[..1]), 0.0);
     }
 
     #[test]
