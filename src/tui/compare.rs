@@ -332,7 +332,8 @@ pub fn final_diff(a: &SessionDoc, b: &SessionDoc) -> Vec<String> {
 }
 
 /// The two sessions side by side (`diff` false) or the final tests' diff across the whole
-/// width (`diff` true), from line `scroll` on.
+/// width (`diff` true), from line `scroll` on; how far it can scroll (its wrapped lines past
+/// the first screenful).
 pub fn draw_sessions(
     f: &mut Frame,
     a: &[String],
@@ -340,10 +341,16 @@ pub fn draw_sessions(
     diff: Option<&[String]>,
     scroll: usize,
     theme: &Theme,
-) {
+) -> usize {
     let [body, foot] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
     let scroll = (scroll.min(u16::MAX as usize) as u16, 0);
+    let mut end = 0usize;
+    // Lines past the first screenful of a bordered pane of `area`.
+    let past = |p: &Paragraph, area: ratatui::layout::Rect| {
+        p.line_count(area.width.saturating_sub(2))
+            .saturating_sub(usize::from(area.height.saturating_sub(2)))
+    };
     let footer = match diff {
         Some(diff) => {
             let lines: Vec<Line> = diff
@@ -358,17 +365,16 @@ pub fn draw_sessions(
                     Line::styled(l.clone(), theme.style(role))
                 })
                 .collect();
-            f.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .scroll(scroll)
-                    .block(
-                        Block::bordered()
-                            .title(" the final tests, A -> B ")
-                            .border_style(theme.style(Role::Border)),
-                    ),
-                body,
-            );
+            let p = Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll(scroll)
+                .block(
+                    Block::bordered()
+                        .title(" the final tests, A -> B ")
+                        .border_style(theme.style(Role::Border)),
+                );
+            end = past(&p, body);
+            f.render_widget(p, body);
             " h the two sessions  a/b open A's/B's session  j/k scroll  Esc back  q quit"
         }
         None => {
@@ -377,17 +383,16 @@ pub fn draw_sessions(
                     .areas(body);
             for (area, lines, title) in [(left, a, " A "), (right, b, " B ")] {
                 let text: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
-                f.render_widget(
-                    Paragraph::new(text)
-                        .wrap(Wrap { trim: false })
-                        .scroll(scroll)
-                        .block(
-                            Block::bordered()
-                                .title(title)
-                                .border_style(theme.style(Role::Border)),
-                        ),
-                    area,
-                );
+                let p = Paragraph::new(text)
+                    .wrap(Wrap { trim: false })
+                    .scroll(scroll)
+                    .block(
+                        Block::bordered()
+                            .title(title)
+                            .border_style(theme.style(Role::Border)),
+                    );
+                end = end.max(past(&p, area));
+                f.render_widget(p, area);
             }
             " l the final tests' diff  a/b open A's/B's session  j/k scroll  Esc back  q quit"
         }
@@ -396,6 +401,7 @@ pub fn draw_sessions(
         Paragraph::new(footer).style(theme.style(Role::Footer)),
         foot,
     );
+    end
 }
 
 /// How the side-by-side view ended.
@@ -417,14 +423,11 @@ fn sessions_loop(
     let diff = final_diff(docs[0], docs[1]);
     let (mut scroll, mut on_diff) = (0usize, false);
     loop {
-        // Wrapped lines can be more than these; a scroll past the end shows the last ones.
-        let longest = if on_diff {
-            diff.len()
-        } else {
-            la.len().max(lb.len())
-        };
-        terminal
-            .draw(|f| draw_sessions(f, &la, &lb, on_diff.then_some(&diff[..]), scroll, theme))?;
+        // How far the panes scroll, as drawn (their wrapped lines).
+        let mut longest = 0;
+        terminal.draw(|f| {
+            longest = draw_sessions(f, &la, &lb, on_diff.then_some(&diff[..]), scroll, theme)
+        })?;
         let Event::Key(k) = event::read()? else {
             continue;
         };
@@ -440,7 +443,7 @@ fn sessions_loop(
             Some(Action::PageDown) => scroll = (scroll + 10).min(longest),
             Some(Action::PageUp) => scroll = scroll.saturating_sub(10),
             Some(Action::First) => scroll = 0,
-            Some(Action::Last) => scroll = longest.saturating_sub(5),
+            Some(Action::Last) => scroll = longest,
             _ => {}
         }
     }

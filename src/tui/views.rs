@@ -1321,7 +1321,15 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
                     (false, Some(c)) => format!("${c:.4}"),
                     (false, None) => "unpriced".to_string(),
                 }
-            ),
+            ) + &if call.cache_read_tokens + call.cache_write_tokens > 0 {
+                // The provider's prompt cache, when it was at work.
+                format!(
+                    "  (prompt cache: {} read, {} written)",
+                    call.cache_read_tokens, call.cache_write_tokens
+                )
+            } else {
+                String::new()
+            },
             style,
         ));
     }
