@@ -86,6 +86,43 @@ fn every_template_renders_with_system_and_user_parts() {
     }
 }
 
+/// Laid out for prefix caching (issue 28): every built-in template renders the same system
+/// text and then the issue first, byte for byte, and the three that show the localized
+/// functions show them next, the same way; each step's own text comes after.
+#[test]
+fn every_template_starts_with_the_shared_prefix() {
+    let prompts = Prompts::builtin().unwrap();
+    let rendered: Vec<_> = PromptKind::ALL
+        .iter()
+        .map(|k| (*k, prompts.render(*k, &context(*k)).unwrap()))
+        .collect();
+    let issue = format!(
+        "An issue was reported against a Python repository:\n\n<issue>\n{ISSUE}\n</issue>\n"
+    );
+    for (kind, r) in &rendered {
+        assert_eq!(
+            r.system, rendered[0].1.system,
+            "{kind}: another system text"
+        );
+        assert!(r.user.starts_with(&issue), "{kind}: {}", r.user);
+    }
+    let with_functions: Vec<&String> = rendered
+        .iter()
+        .filter(|(k, _)| {
+            matches!(
+                k,
+                PromptKind::ContextImports | PromptKind::GenerateOne | PromptKind::GenerateMany
+            )
+        })
+        .map(|(_, r)| &r.user)
+        .collect();
+    let end = |u: &str| u.find("</functions>\n").map(|i| i + "</functions>\n".len());
+    let first = &with_functions[0][..end(with_functions[0]).unwrap()];
+    for u in &with_functions {
+        assert!(u.starts_with(first), "{u}");
+    }
+}
+
 #[test]
 fn rendered_templates_carry_their_key_parts() {
     let p = Prompts::builtin().unwrap();
