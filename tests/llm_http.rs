@@ -68,11 +68,16 @@ fn crossover_over_http_with_retry_and_cache() {
         Some(SECRET)
     );
     let body = req.json();
-    assert!(
-        body["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("<issue>")
+    // The prompt as text blocks, the issue first, the shared prefix's end the cache breakpoint.
+    let blocks = body["messages"][0]["content"].as_array().unwrap();
+    assert!(blocks[0]["text"].as_str().unwrap().contains("<issue>"));
+    assert_eq!(
+        blocks
+            .iter()
+            .filter(|b| b["cache_control"] == serde_json::json!({"type": "ephemeral"}))
+            .count(),
+        1,
+        "{body}"
     );
     assert!(body.get("temperature").is_none());
     assert_eq!(body["thinking"]["budget_tokens"], 2048, "--reasoning low");

@@ -81,6 +81,7 @@ fn request() -> LlmRequest {
         system: Some("You write pytest tests.".into()),
         messages: vec![Message::user("Issue: crash on empty list")],
         max_tokens: 1024,
+        cache_points: vec![],
     }
 }
 
@@ -678,4 +679,28 @@ async fn prompt_cache_usage_is_recorded_and_priced_apart() {
     assert!((record.cost_usd.unwrap() - expected).abs() < 1e-12);
     let plain = model.complete(request()).await.unwrap();
     assert_eq!((plain.input_tokens, plain.cache_read_tokens), (30, 0));
+}
+
+/// A prompt with shared prefixes (the issue, then the localized functions) goes to Anthropic as
+/// text blocks split where they end, the last one the cache breakpoint.
+#[tokio::test]
+async fn anthropic_gets_a_cache_breakpoint_where_the_shared_prefix_ends() {
+    let server = MockServer::start(vec![anthropic_ok("ok")]).await;
+    let mut req = request();
+    req.messages = vec![Message::user(
+        "<issue>x</issue>\n<functions>f</functions>\nWrite a test.",
+    )];
+    req.cache_points = vec![17, 42];
+    anthropic(&server).complete(req).await.unwrap();
+    let body = server.requests()[0].json();
+    assert_eq!(
+        body["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "<issue>x</issue>\n"},
+            {"type": "text", "text": "<functions>f</functions>\n",
+             "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Write a test."}
+        ])
+    );
+    assert_eq!(body["system"], "You write pytest tests.");
 }

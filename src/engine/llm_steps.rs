@@ -112,12 +112,23 @@ impl Engine {
         // Logs are redacted as they are made; this covers what else a prompt carries (a log
         // of a session made before, the issue) on its way to the model and into the record.
         let redact = |t: String| crate::secrets::redact(&t).into_owned();
-        let req = LlmRequest::single(
-            step,
-            rendered.system.map(redact),
-            redact(rendered.user),
-            MAX_REPLY_TOKENS,
-        );
+        // Each part between cache points redacted on its own, so the points stay where the
+        // shared prefixes end.
+        let (mut user, mut points, mut from) = (String::new(), vec![], 0);
+        for end in rendered
+            .cache_points
+            .iter()
+            .copied()
+            .chain([rendered.user.len()])
+        {
+            if from > 0 {
+                points.push(user.len());
+            }
+            user.push_str(&redact(rendered.user[from..end].to_string()));
+            from = end;
+        }
+        let mut req = LlmRequest::single(step, rendered.system.map(redact), user, MAX_REPLY_TOKENS);
+        req.cache_points = points;
         let reply = match model.complete(req.clone()).await {
             Ok(r) => r,
             // A script recorded for another run (the user curated the population, say) has no

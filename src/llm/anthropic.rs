@@ -73,6 +73,27 @@ impl Anthropic {
             "max_tokens": req.max_tokens,
             "messages": req.messages,
         });
+        // The first message as text blocks split where the prompts' shared prefixes end, the
+        // last of them marked as the cache breakpoint: Anthropic caches the prompt up to it
+        // (the system text with it) and looks for a hit at the earlier block boundaries too.
+        if let (Some(&last), Some(first)) = (req.cache_points.last(), req.messages.first()) {
+            let text = &first.content;
+            let mut blocks = vec![];
+            let mut from = 0;
+            for end in req.cache_points.iter().copied().chain([text.len()]) {
+                let end = end.min(text.len());
+                if end <= from || !text.is_char_boundary(end) {
+                    continue;
+                }
+                let mut block = json!({"type": "text", "text": &text[from..end]});
+                if end == last {
+                    block["cache_control"] = json!({"type": "ephemeral"});
+                }
+                blocks.push(block);
+                from = end;
+            }
+            body["messages"][0]["content"] = json!(blocks);
+        }
         if let Some(system) = &req.system {
             body["system"] = json!(system);
         }

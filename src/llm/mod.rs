@@ -63,6 +63,10 @@ pub struct LlmRequest {
     pub system: Option<String>,
     pub messages: Vec<Message>,
     pub max_tokens: u32,
+    /// Byte offsets in the first message where a prefix shared with the run's other prompts
+    /// ends (the templates' `=== cache ===` lines): Anthropic gets its cache breakpoint there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_points: Vec<usize>,
 }
 
 impl LlmRequest {
@@ -78,6 +82,7 @@ impl LlmRequest {
             system,
             messages: vec![Message::user(user)],
             max_tokens,
+            cache_points: vec![],
         }
     }
 

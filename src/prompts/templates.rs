@@ -23,6 +23,11 @@ use serde::{Deserialize, Serialize};
 /// The line that separates the system prompt from the user prompt in a rendered template.
 pub const USER_MARKER: &str = "=== user ===";
 
+/// A line of a template's user part that ends a prefix its prompts share with other steps'
+/// (the issue, the localized functions): removed from the text, its place kept as a cache
+/// point, where a provider with explicit cache breakpoints (Anthropic) puts one.
+pub const CACHE_MARKER: &str = "=== cache ===";
+
 /// One LLM step of the workflow; the snake_case name is also the template's file stem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -155,6 +160,9 @@ pub enum PromptOrigin {
 pub struct RenderedPrompt {
     pub system: Option<String>,
     pub user: String,
+    /// Byte offsets in `user` where a shared prefix ends (the template's `=== cache ===`
+    /// lines), ascending, none at either end.
+    pub cache_points: Vec<usize>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -329,22 +337,43 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Splits rendered text at the first `=== user ===` line.
+/// Splits rendered text at the first `=== user ===` line, and takes the `=== cache ===` lines
+/// out of the user part as cache points.
 fn split_system(text: &str) -> RenderedPrompt {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         if line.trim_end() == USER_MARKER {
             let system = text[..offset].trim();
-            let user = text[offset + line.len()..].trim();
+            let (user, cache_points) = cache_points(text[offset + line.len()..].trim());
             return RenderedPrompt {
                 system: (!system.is_empty()).then(|| system.to_string()),
-                user: user.to_string(),
+                user,
+                cache_points,
             };
         }
         offset += line.len();
     }
+    let (user, cache_points) = cache_points(text.trim());
     RenderedPrompt {
         system: None,
-        user: text.trim().to_string(),
+        user,
+        cache_points,
     }
+}
+
+/// `user` without its `=== cache ===` lines, and where they were.
+fn cache_points(user: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(user.len());
+    let mut points = vec![];
+    for line in user.split_inclusive('\n') {
+        if line.trim_end() == CACHE_MARKER {
+            points.push(out.len());
+        } else {
+            out.push_str(line);
+        }
+    }
+    let out = out.trim_end().to_string();
+    points.retain(|p| *p > 0 && *p < out.len());
+    points.dedup();
+    (out, points)
 }

@@ -121,6 +121,18 @@ fn every_template_starts_with_the_shared_prefix() {
     for u in &with_functions {
         assert!(u.starts_with(first), "{u}");
     }
+    // The cache points are where those prefixes end: after the issue, and after the
+    // functions where a template shows them.
+    for (kind, r) in &rendered {
+        assert_eq!(r.cache_points.first(), Some(&issue.len()), "{kind}");
+        if with_functions.contains(&&r.user) {
+            let e = end(&r.user).unwrap();
+            assert_eq!(r.cache_points, [issue.len(), e], "{kind}");
+        } else {
+            assert_eq!(r.cache_points, [issue.len()], "{kind}");
+        }
+        assert!(!r.user.contains("==="), "{kind}: a marker left in the text");
+    }
 }
 
 #[test]
@@ -318,7 +330,8 @@ fn without_marker_everything_is_user() {
         r,
         RenderedPrompt {
             system: None,
-            user: "Pick 2.".into()
+            user: "Pick 2.".into(),
+            cache_points: vec![],
         }
     );
 }
