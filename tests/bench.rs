@@ -172,16 +172,12 @@ fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
     // Generation 0 is the initial populations: 8 tests each.
     assert_eq!(csv("fig6_f2p_share")[0][3], "16");
     let svg = std::fs::read_to_string(fig.join("fig6_f2p_share.svg")).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    // A series is drawn in a colour of its own (the axes and ticks are black): one batch,
-    // one colour, for its line and its legend's sample.
-    let colours: std::collections::BTreeSet<&str> = doc
-        .descendants()
-        .filter(|n| n.tag_name().name() == "polyline")
-        .filter_map(|n| n.attribute("stroke"))
-        .filter(|c| *c != "#000000")
-        .collect();
-    assert_eq!(colours.len(), 1, "{svg}");
+    // One batch, one series (its line and its legend's sample in a colour of their own).
+    assert_eq!(
+        evootter::bench::figures::series_in_svg(&svg).unwrap(),
+        1,
+        "{svg}"
+    );
     assert!(
         svg.contains("2 instances; selection mutation"),
         "the caption: {svg}"

@@ -757,16 +757,8 @@ async fn a_batch_loses_nothing_when_one_of_its_hosts_stops() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let repos = dir.path().join("repos");
-    std::fs::create_dir_all(&repos).unwrap();
     let chosen = ["envconf_errors", "pagekit_orphans"];
-    let mut lines = vec![];
-    for name in chosen {
-        let ex = root().join("examples").join(name);
-        let commit = mirror(&ex, &repos);
-        lines.push(row(&ex, &commit).to_string());
-    }
-    let rows = dir.path().join("rows.jsonl");
-    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let rows = common::bench_rows::rows_file(dir.path(), &repos, &chosen);
     let out = dir.path().join("batch");
     let first =
         std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());

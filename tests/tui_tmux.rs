@@ -422,18 +422,13 @@ fn search_go_to_generations_figure_and_write_at_both_sizes() {
 /// shortest); at 80x24.
 #[test]
 fn a_batch_is_a_screen_live_while_it_runs_and_compares_with_another() {
-    use common::bench_rows::{mirror, row};
     let dir = tempfile::tempdir().unwrap();
     let repos = dir.path().join("repos");
-    std::fs::create_dir_all(&repos).unwrap();
-    let mut lines = vec![];
-    for name in ["envconf_errors", "invoicekit_rounding"] {
-        let ex = root().join("examples").join(name);
-        let commit = mirror(&ex, &repos);
-        lines.push(row(&ex, &commit).to_string());
-    }
-    let rows = dir.path().join("rows.jsonl");
-    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    let rows = common::bench_rows::rows_file(
+        dir.path(),
+        &repos,
+        &["envconf_errors", "invoicekit_rounding"],
+    );
     let out = dir.path().join("batch");
     let bench = |out: &std::path::Path, extra: &[&str]| {
         bin()

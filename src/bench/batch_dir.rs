@@ -96,6 +96,38 @@ impl Row {
     pub fn f2p(&self) -> bool {
         self.line.f2p
     }
+
+    /// A finished-looking row for tests: 10 executions, 2 of 3 cuts by fitness, its session at
+    /// `/b/ID/session.json`.
+    #[cfg(test)]
+    pub(crate) fn fixture(id: &str, repo: &str, state: State, f2p: bool, cost: f64) -> Row {
+        Row {
+            id: id.into(),
+            repo: repo.into(),
+            state,
+            line: Line {
+                instance_id: id.into(),
+                f2p,
+                cost_usd: Some(cost),
+                executions: 10,
+                ..Default::default()
+            },
+            cuts: 3,
+            fitness_cuts: 2,
+            session: Some(PathBuf::from(format!("/b/{id}/session.json"))),
+            facts: None,
+            settings: String::new(),
+        }
+    }
+}
+
+/// What a batch directory is called on screens and in figures: its name (its whole path is
+/// where the user gave it).
+pub fn label(dir: &Path) -> String {
+    dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// The files a row is read from, by modification time: the row is read again when one

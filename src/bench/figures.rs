@@ -40,30 +40,14 @@ pub struct InstanceFacts {
     pub coverage: Vec<Option<f64>>,
 }
 
-/// `1, 9, 11-13` (a report's reach ranges) as line numbers.
-fn parse_ranges(text: &str) -> Vec<u32> {
-    let mut out = vec![];
-    for part in text.split(',').map(str::trim) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
-                    out.extend(a..=b);
-                }
-            }
-            None => out.extend(part.parse::<u32>().ok()),
-        }
-    }
-    out
-}
-
-/// A generation's mean share of the golden patch's deleted code lines its tests run on
-/// `c_old` (from the reach each test's report entry records).
+/// A generation's mean share of `deleted` (the golden patch's deleted code lines, by file)
+/// its tests run on `c_old`, from the reach each test's report entry records (`1, 9, 11-13`,
+/// read as coverage's line lists are).
 fn coverage(
     report: &serde_json::Value,
     g: &serde_json::Value,
-    golden: Option<&str>,
+    deleted: &BTreeMap<String, Vec<u32>>,
 ) -> Option<f64> {
-    let deleted = super::score::patch_lines(golden?, false);
     let total: usize = deleted.values().map(Vec::len).sum();
     if total == 0 {
         return None;
@@ -79,7 +63,7 @@ fn coverage(
                     let ran = reach
                         .get(file)
                         .and_then(|r| r.as_str())
-                        .map(parse_ranges)
+                        .map(super::score::missing_lines)
                         .unwrap_or_default();
                     lines.iter().filter(|l| ran.contains(l)).count()
                 })
@@ -119,7 +103,12 @@ impl InstanceFacts {
                 .filter_map(|g| g["selected_by"].as_str().map(str::to_string))
                 .collect(),
             cost_usd: report["cost_usd"].as_f64(),
-            coverage: gens.iter().map(|g| coverage(report, g, golden)).collect(),
+            coverage: {
+                let deleted = golden.map(|p| super::score::patch_lines(p, false));
+                gens.iter()
+                    .map(|g| coverage(report, g, deleted.as_ref()?))
+                    .collect()
+            },
         }
     }
 
@@ -185,39 +174,21 @@ pub fn batch_facts(label: String, instances: Vec<(InstanceFacts, String)>) -> Ba
 }
 
 /// Every finished instance of the batch in `dir` (a record saying done, and a report), in id
-/// order.
+/// order, as the Batch screen reads them.
 pub fn read(dir: &Path) -> anyhow::Result<BatchFacts> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("instance.json").is_file() && p.join("report.json").is_file())
+    anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
+    let mut instances: Vec<(InstanceFacts, String)> = super::batch_dir::BatchDir::open(dir)
+        .refresh()
+        .into_iter()
+        .filter_map(|r| r.facts.map(|f| (f, r.settings)))
         .collect();
-    entries.sort();
-    let mut instances = vec![];
-    for p in entries {
-        let record: super::summary::InstanceRecord =
-            serde_json::from_slice(&std::fs::read(p.join("instance.json"))?)?;
-        if record.status != super::summary::Status::Done {
-            continue;
-        }
-        let report: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(p.join("report.json"))?)?;
-        let golden = std::fs::read_to_string(golden_patch(dir, &record.instance_id)).ok();
-        instances.push((
-            InstanceFacts::from_report(&record.instance_id, &report, golden.as_deref()),
-            settings(&report),
-        ));
-    }
+    instances.sort_by(|a, b| a.0.id.cmp(&b.0.id));
     anyhow::ensure!(
         !instances.is_empty(),
         "{} has no finished instance to draw (a batch directory: `bench --out`)",
         dir.display()
     );
-    let label = dir.file_name().map_or_else(
-        || dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    Ok(batch_facts(label, instances))
+    Ok(batch_facts(super::batch_dir::label(dir), instances))
 }
 
 /// A table: its header and rows, written as CSV.
@@ -487,6 +458,25 @@ fn colour(i: usize) -> RGBColor {
 
 type Draw = Box<dyn std::error::Error>;
 
+/// Every chart's legend (top right) and caption line (below it).
+fn legend_and_caption<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    foot: &DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+) -> Result<(), Draw> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
+    foot.draw_text(
+        caption,
+        &("sans-serif", 12).into_font().color(&BLACK),
+        (12, 4),
+    )?;
+    Ok(())
+}
+
 /// Lines over x, one series per batch.
 fn line_chart(
     title: &str,
@@ -530,16 +520,7 @@ fn line_chart(
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
             chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()?;
-        foot.draw_text(
-            caption,
-            &("sans-serif", 12).into_font().color(&BLACK),
-            (12, 4),
-        )?;
+        legend_and_caption(&mut chart, &foot, caption)?;
         root.present()?;
     }
     Ok(out)
@@ -606,16 +587,7 @@ fn bar_chart(
                 .label(label.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()?;
-        foot.draw_text(
-            caption,
-            &("sans-serif", 12).into_font().color(&BLACK),
-            (12, 4),
-        )?;
+        legend_and_caption(&mut chart, &foot, caption)?;
         root.present()?;
     }
     Ok(out)
@@ -644,6 +616,38 @@ fn column(t: &Table, batch: &str, col: usize) -> Vec<f64> {
         .collect()
 }
 
+/// One line per batch over the generations: column `col` of a per-generation table.
+fn per_generation(batches: &[BatchFacts], t: &Table, col: usize) -> Vec<(String, Vec<(f64, f64)>)> {
+    batches
+        .iter()
+        .map(|b| {
+            let points = column(t, &b.label, col)
+                .into_iter()
+                .enumerate()
+                .map(|(g, y)| (g as f64, y))
+                .collect();
+            (b.label.clone(), points)
+        })
+        .collect()
+}
+
+/// How many series an SVG of ours draws: each has a colour of its own (the axes, ticks and
+/// frames are black), for its lines or bars and its legend's sample.
+pub fn series_in_svg(svg: &str) -> anyhow::Result<usize> {
+    let doc = roxmltree::Document::parse(svg)?;
+    let colours: std::collections::BTreeSet<&str> = doc
+        .descendants()
+        .filter(|n| matches!(n.tag_name().name(), "polyline" | "rect"))
+        .filter_map(|n| {
+            n.attribute("stroke")
+                .filter(|c| *c != "none")
+                .or(n.attribute("fill"))
+        })
+        .filter(|c| !matches!(*c, "#000000" | "#FFFFFF" | "none"))
+        .collect();
+    Ok(colours.len())
+}
+
 /// Every figure of `batches` into `out` (SVG and CSV); the files written.
 pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out)?;
@@ -660,16 +664,6 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
     };
 
     let t = f2p_share(batches);
-    let series: Vec<(String, Vec<(f64, f64)>)> = batches
-        .iter()
-        .map(|b| {
-            let v = column(&t, &b.label, 4);
-            (
-                b.label.clone(),
-                v.iter().enumerate().map(|(g, y)| (g as f64, *y)).collect(),
-            )
-        })
-        .collect();
     put(
         "fig6_f2p_share",
         &t,
@@ -679,7 +673,7 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
                 "generation (0: the initial population)",
                 "share of F2P tests",
             ),
-            &series,
+            &per_generation(batches, &t, 4),
             &cap,
         ),
     )?;
@@ -764,23 +758,13 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
     )?;
 
     let t = golden_coverage(batches);
-    let series: Vec<(String, Vec<(f64, f64)>)> = batches
-        .iter()
-        .map(|b| {
-            let v = column(&t, &b.label, 3);
-            (
-                b.label.clone(),
-                v.iter().enumerate().map(|(g, y)| (g as f64, *y)).collect(),
-            )
-        })
-        .collect();
     put(
         "fig8_golden_coverage",
         &t,
         line_chart(
             "Coverage of the golden patch's deleted lines on c_old",
             ("generation", "mean share of the lines a test runs"),
-            &series,
+            &per_generation(batches, &t, 3),
             &cap,
         ),
     )?;
@@ -945,7 +929,6 @@ mod tests {
             InstanceFacts::from_report("i", &report, None).coverage,
             vec![None]
         );
-        assert_eq!(parse_ranges("1, 9, 11-13"), [1, 9, 11, 12, 13]);
     }
 
     #[test]
@@ -954,15 +937,9 @@ mod tests {
         let files = write(&[batch("A"), batch("B")], d.path()).unwrap();
         assert_eq!(files.len(), 14, "seven figures, each with its CSV");
         let svg = std::fs::read_to_string(d.path().join("fig6_f2p_share.svg")).unwrap();
-        let doc = roxmltree::Document::parse(&svg).unwrap();
-        // One colour per series (the axes are black).
-        let colours: std::collections::BTreeSet<&str> = doc
-            .descendants()
-            .filter(|n| n.tag_name().name() == "polyline")
-            .filter_map(|n| n.attribute("stroke"))
-            .filter(|c| *c != "#000000")
-            .collect();
-        assert_eq!(colours.len(), 2, "{colours:?}");
+        assert_eq!(series_in_svg(&svg).unwrap(), 2, "{svg}");
+        let bars = std::fs::read_to_string(d.path().join("table9_cuts.svg")).unwrap();
+        assert_eq!(series_in_svg(&bars).unwrap(), 2);
         for text in [
             "A",
             "B",

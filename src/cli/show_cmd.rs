@@ -37,11 +37,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
-    let path = if a.session.is_dir() {
-        a.session.join("session.json")
-    } else {
-        a.session.clone()
-    };
+    let path = SessionDoc::file_in(&a.session);
     let doc = SessionDoc::load(&path)?;
     if let Some(file) = &a.mutation_report {
         let report = evootter::engine::export::mutation_report(&doc);

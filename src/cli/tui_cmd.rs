@@ -211,8 +211,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let looks = looks(&a.looks)?;
     let path = match &a.session {
-        Some(p) if p.is_dir() => p.join("session.json"),
-        Some(p) => p.clone(),
+        Some(p) => SessionDoc::file_in(p),
         None => {
             let entries = evootter::tui::picker::find(&evootter::tui::picker::roots());
             if entries.is_empty() {

@@ -3,7 +3,7 @@
 //! goes into the session before selection reads it.
 
 use super::machine::{Engine, EngineError, Job};
-use super::session::{MutantId, Target, TestId, TestScore, exec_key};
+use super::session::{Target, TestId, TestScore, exec_key};
 use super::witness::{self, Verdict, Witnesses};
 use crate::exec::{ExecRequest, FileOverride};
 use std::collections::BTreeMap;
@@ -100,15 +100,9 @@ impl Engine {
         for m in rescuers {
             let v = witness::verdict(&self.doc, &m, spans.get(&m))
                 .unwrap_or(Verdict { kept: 0, of: 0 });
-            self.record_verdict(m, v);
+            witness::record(&mut self.doc, m, v);
         }
         Ok(())
-    }
-
-    fn record_verdict(&mut self, mutant: MutantId, v: Verdict) {
-        if let Some(w) = self.doc.witnesses.as_mut() {
-            w.verdicts.insert(mutant, v);
-        }
     }
 
     /// A witness module's content, as it was when it was found: a repository changed under

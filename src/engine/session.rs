@@ -492,6 +492,15 @@ impl SessionDoc {
         self.logs.get(id).map(String::as_str).unwrap_or("")
     }
 
+    /// The session file a path names: a session directory's `session.json`, or the file.
+    pub fn file_in(path: &Path) -> PathBuf {
+        if path.is_dir() {
+            path.join("session.json")
+        } else {
+            path.to_path_buf()
+        }
+    }
+
     pub fn execution(&self, test: &TestId, target: &Target) -> Option<&Execution> {
         let cand = self.tests.get(test)?;
         self.executions.get(&exec_key(&cand.hash, target))

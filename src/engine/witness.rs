@@ -166,6 +166,13 @@ pub fn judgement(doc: &SessionDoc, mutant: &MutantId) -> Option<Vec<String>> {
     Some(std::iter::once(head).chain(broken).collect())
 }
 
+/// Keeps `v` as the verdict on `mutant` (the witnesses were found before any is judged).
+pub fn record(doc: &mut SessionDoc, mutant: MutantId, v: Verdict) {
+    if let Some(w) = doc.witnesses.as_mut() {
+        w.verdicts.insert(mutant, v);
+    }
+}
+
 /// The mutants that rescue a test of `scores` and have no verdict yet.
 pub fn unjudged(doc: &SessionDoc, scores: &BTreeMap<String, TestScore>) -> Vec<MutantId> {
     let judged = doc.witnesses.as_ref().map(|w| &w.verdicts);
@@ -344,11 +351,7 @@ mod tests {
         let m1 = "m1".to_string();
         assert_eq!(judgement(&doc, &m1), None, "not judged yet");
         let v = verdict(&doc, &m1, Some(&span(1))).unwrap();
-        doc.witnesses
-            .as_mut()
-            .unwrap()
-            .verdicts
-            .insert(m1.clone(), v);
+        record(&mut doc, m1.clone(), v);
         assert_eq!(
             judgement(&doc, &m1).unwrap(),
             [
@@ -359,11 +362,7 @@ mod tests {
         );
         let mut doc = judged(["PASSED", "passed"]);
         let v = verdict(&doc, &m1, Some(&span(1))).unwrap();
-        doc.witnesses
-            .as_mut()
-            .unwrap()
-            .verdicts
-            .insert(m1.clone(), v);
+        record(&mut doc, m1.clone(), v);
         assert_eq!(
             judgement(&doc, &m1).unwrap(),
             ["the repository's tests on this mutant: 2 of 2 passing (a plausible fix)"]

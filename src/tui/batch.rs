@@ -56,6 +56,7 @@ impl SortKey {
             SortKey::Coverage => "coverage",
             SortKey::Cost => "cost",
             SortKey::Executions => "executions",
+            // The shares of cuts decided by fitness, compared without dividing.
             SortKey::Fitness => "cuts by fitness",
             SortKey::Wall => "wall time",
             SortKey::Calls => "model calls",
@@ -480,11 +481,7 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
             format!("{:.0}%", 100.0 * n as f64 / of as f64)
         }
     };
-    // The directory's name: its whole path is where the user opened it from.
-    let name = v.dir.file_name().map_or_else(
-        || v.dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = crate::bench::batch_dir::label(&v.dir);
     let mut title = format!(
         "Batch {name}: {} of {} instances ({}",
         t.shown,
@@ -839,26 +836,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::summary::Line as SLine;
 
     fn row(id: &str, repo: &str, state: State, f2p: bool, cost: f64) -> Row {
-        Row {
-            id: id.into(),
-            repo: repo.into(),
-            state,
-            line: SLine {
-                instance_id: id.into(),
-                f2p,
-                cost_usd: Some(cost),
-                executions: 10,
-                ..Default::default()
-            },
-            cuts: 3,
-            fitness_cuts: 2,
-            session: Some(PathBuf::from(format!("/b/{id}/session.json"))),
-            facts: None,
-            settings: String::new(),
-        }
+        Row::fixture(id, repo, state, f2p, cost)
     }
 
     fn view() -> BatchView {

@@ -449,14 +449,6 @@ fn sessions_loop(
     }
 }
 
-fn session_file(p: &Path) -> PathBuf {
-    if p.is_dir() {
-        p.join("session.json")
-    } else {
-        p.to_path_buf()
-    }
-}
-
 /// Two sessions side by side until Esc (`Ok(false)`) or q (`Ok(true)`); `a`/`b` open one in
 /// the workbench's screens with `open_session` and come back here.
 async fn side_by_side<F, Fut>(
@@ -471,8 +463,8 @@ where
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
     let docs = [
-        SessionDoc::load(&session_file(&paths[0]))?,
-        SessionDoc::load(&session_file(&paths[1]))?,
+        SessionDoc::load(&SessionDoc::file_in(&paths[0]))?,
+        SessionDoc::load(&SessionDoc::file_in(&paths[1]))?,
     ];
     loop {
         match sessions_loop(terminal, [&docs[0], &docs[1]], theme, keymap)? {
@@ -481,7 +473,7 @@ where
             Leave::Open(i) => {
                 ratatui::restore();
                 let side = if i == 0 { "A" } else { "B" };
-                let opened = open_session(session_file(&paths[i]), side.to_string()).await;
+                let opened = open_session(SessionDoc::file_in(&paths[i]), side.to_string()).await;
                 *terminal = ratatui::init();
                 opened?;
             }
@@ -539,12 +531,7 @@ where
     F: FnMut(PathBuf, String) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
-    let name = |p: &Path| {
-        p.file_name().map_or_else(
-            || p.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    };
+    let name = crate::bench::batch_dir::label;
     let mut v = CompareView {
         a: name(a),
         b: name(b),
@@ -576,25 +563,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::summary::Line as SLine;
 
     fn row(id: &str, state: State, f2p: bool, cost: f64) -> Row {
-        Row {
-            id: id.into(),
-            repo: "o/r".into(),
-            state,
-            line: SLine {
-                instance_id: id.into(),
-                f2p,
-                cost_usd: Some(cost),
-                ..Default::default()
-            },
-            cuts: 3,
-            fitness_cuts: 2,
-            session: Some(PathBuf::from(format!("/{id}/session.json"))),
-            facts: None,
-            settings: String::new(),
-        }
+        Row::fixture(id, "o/r", state, f2p, cost)
     }
 
     #[test]
@@ -635,8 +606,8 @@ mod tests {
         assert_eq!(
             v.act(Action::Open, 10),
             Some((
-                PathBuf::from("/x-1/session.json"),
-                PathBuf::from("/x-1/session.json")
+                PathBuf::from("/b/x-1/session.json"),
+                PathBuf::from("/b/x-1/session.json")
             ))
         );
         v.act(Action::FilterRows, 10);

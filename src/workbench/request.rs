@@ -350,11 +350,7 @@ fn override_on_resume(doc: &mut SessionDoc, a: &RunOptions) -> Result<(), Reques
 }
 
 pub fn resume_doc(p: &Path) -> Result<(SessionDoc, PathBuf), RequestError> {
-    let path = if p.is_dir() {
-        p.join("session.json")
-    } else {
-        p.to_path_buf()
-    };
+    let path = SessionDoc::file_in(p);
     let doc = SessionDoc::load(&path)?;
     ensure!(
         doc.inputs.repo.is_dir(),
@@ -661,11 +657,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         });
     }
     if let Some(p) = &a.reuse_executions {
-        let path = if p.is_dir() {
-            p.join("session.json")
-        } else {
-            p.clone()
-        };
+        let path = SessionDoc::file_in(p);
         let other = SessionDoc::load(&path)?;
         let n = setup::reuse_executions(&mut doc, &other)
             .map_err(|e| invalid!("{}: {e}", path.display()))?;

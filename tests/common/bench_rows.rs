@@ -80,3 +80,20 @@ pub fn row(example: &Path, commit: &str) -> serde_json::Value {
         "llm_script": example.join("llm_script.json"),
     })
 }
+
+/// `DIR/rows.jsonl` holding a row for each named example, their mirrors under `repos`.
+pub fn rows_file(dir: &Path, repos: &Path, names: &[&str]) -> std::path::PathBuf {
+    std::fs::create_dir_all(repos).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lines: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let ex = root.join("examples").join(name);
+            let commit = mirror(&ex, repos);
+            row(&ex, &commit).to_string()
+        })
+        .collect();
+    let rows = dir.join("rows.jsonl");
+    std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
+    rows
+}
