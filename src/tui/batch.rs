@@ -465,14 +465,19 @@ fn table_line(row: &Row, cols: &[&Column], id_width: usize) -> String {
 /// The screen, from `v` alone.
 pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
     let area = f.area();
-    let [head, table, detail, foot] = Layout::vertical([
+    let shown = v.shown();
+    // The selected row's words take the lines they wrap to (up to 5), so nothing is cut.
+    let below = detail(v, &shown, theme);
+    let below_h = below
+        .as_ref()
+        .map_or(1, |p| p.line_count(area.width).clamp(1, 5) as u16);
+    let [head, table, detail_area, foot] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(3),
-        Constraint::Length(3),
+        Constraint::Length(below_h),
         Constraint::Length(1),
     ])
     .areas(area);
-    let shown = v.shown();
     let t = v.totals(&shown);
     let rate = |n: usize, of: usize| {
         if of == 0 {
@@ -529,7 +534,9 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
     } else {
         draw_table(f, v, &shown, table, theme);
     }
-    draw_detail(f, v, &shown, detail, theme);
+    if let Some(p) = below {
+        f.render_widget(p, detail_area);
+    }
     let footer = match &v.typing {
         Some(text) => format!(" search: {text}_   Enter apply  Esc cancel"),
         None => {
@@ -718,19 +725,16 @@ fn draw_figures(f: &mut Frame, shown: &[&Row], area: Rect, theme: &Theme) {
     }
 }
 
-fn draw_detail(f: &mut Frame, v: &BatchView, shown: &[&Row], area: Rect, theme: &Theme) {
+/// What is said below the table: a failure to open an instance, or the selected row in words.
+fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<'a>> {
     if let Some(n) = &v.notice {
-        f.render_widget(
-            Paragraph::new(n.as_str())
+        return Some(
+            Paragraph::new(n.clone())
                 .wrap(Wrap { trim: false })
                 .style(theme.style(Role::Error)),
-            area,
         );
-        return;
     }
-    let Some(r) = shown.get(v.cursor(shown)) else {
-        return;
-    };
+    let r = shown.get(v.cursor(shown))?;
     let mut text = format!(
         "{} ({}): {}",
         r.id,
@@ -741,11 +745,17 @@ fn draw_detail(f: &mut Frame, v: &BatchView, shown: &[&Row], area: Rect, theme: 
         text.push_str(&format!(" ({d})"));
     }
     text.push_str(&format!(
-        "; SWT {}, coverage {}, {} model calls, {} tokens in / {} out, {} executions, wall {}",
+        // Every column of the table in words (a narrow table leaves some out).
+        "; F2P {}, TDD-Bench score {:.2}, SWT-bench {}, coverage of the golden lines {}, {} of {} \
+         cuts decided by fitness, {} model calls, {} tokens in / {} out, {} executions, wall {}",
+        if r.f2p() { "yes" } else { "no" },
+        r.line.tdd_score,
         if r.line.swt { "yes" } else { "no" },
         r.line
             .coverage
             .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+        r.fitness_cuts,
+        r.cuts,
         r.line.model_calls,
         r.line.tokens_in,
         r.line.tokens_out,
@@ -757,12 +767,11 @@ fn draw_detail(f: &mut Frame, v: &BatchView, shown: &[&Row], area: Rect, theme: 
         (Some(_), State::Running { .. }) => "; Enter shows its session as it stands",
         (Some(_), _) => "; Enter opens its session",
     });
-    f.render_widget(
+    Some(
         Paragraph::new(text)
             .wrap(Wrap { trim: false })
             .style(theme.style(Role::Dim)),
-        area,
-    );
+    )
 }
 
 /// Shows the batch in `dir` until the user quits; Enter opens an instance's session
