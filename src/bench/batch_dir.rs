@@ -121,6 +121,24 @@ impl Row {
     }
 }
 
+/// Every finished instance of the batch in `dir` (a record saying done, and a report), in id
+/// order, as the figures read them (`bench --figures`, the Batch screen's `v`).
+pub fn figure_facts(dir: &Path) -> anyhow::Result<super::figures::BatchFacts> {
+    anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
+    let mut instances: Vec<(super::figures::InstanceFacts, String)> = BatchDir::open(dir)
+        .refresh()
+        .into_iter()
+        .filter_map(|r| r.facts.map(|f| (f, r.settings)))
+        .collect();
+    instances.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    anyhow::ensure!(
+        !instances.is_empty(),
+        "{} has no finished instance to draw (a batch directory: `bench --out`)",
+        dir.display()
+    );
+    Ok(super::figures::batch_facts(label(dir), instances))
+}
+
 /// What a batch directory is called on screens and in figures: its name (its whole path is
 /// where the user gave it).
 pub fn label(dir: &Path) -> String {

@@ -173,24 +173,6 @@ pub fn batch_facts(label: String, instances: Vec<(InstanceFacts, String)>) -> Ba
     }
 }
 
-/// Every finished instance of the batch in `dir` (a record saying done, and a report), in id
-/// order, as the Batch screen reads them.
-pub fn read(dir: &Path) -> anyhow::Result<BatchFacts> {
-    anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
-    let mut instances: Vec<(InstanceFacts, String)> = super::batch_dir::BatchDir::open(dir)
-        .refresh()
-        .into_iter()
-        .filter_map(|r| r.facts.map(|f| (f, r.settings)))
-        .collect();
-    instances.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-    anyhow::ensure!(
-        !instances.is_empty(),
-        "{} has no finished instance to draw (a batch directory: `bench --out`)",
-        dir.display()
-    );
-    Ok(batch_facts(super::batch_dir::label(dir), instances))
-}
-
 /// A table: its header and rows, written as CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {

@@ -208,7 +208,8 @@ fn figures(dirs: &[PathBuf], out: Option<&std::path::Path>) -> anyhow::Result<()
     let batches = dirs
         .iter()
         .map(|d| {
-            bench::figures::read(d).with_context(|| format!("reading the batch {}", d.display()))
+            bench::batch_dir::figure_facts(d)
+                .with_context(|| format!("reading the batch {}", d.display()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let written = bench::figures::write(&batches, out)?;
