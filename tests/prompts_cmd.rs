@@ -54,6 +54,8 @@ fn export_edit_and_use_a_template() {
     assert_eq!(std::fs::read_to_string(&crossover).unwrap(), edited);
     let o = prompts(&config, &[]);
     assert!(stdout(&o).contains("yours"), "{}", stdout(&o));
+    // The house rule comes before the issue, which every other step's prompt starts with.
+    assert!(stdout(&o).contains("no caching"), "{}", stdout(&o));
 
     // A run sends the edited template, and says it is the user's.
     let child =
@@ -77,7 +79,12 @@ fn export_edit_and_use_a_template() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("prompt crossover: yours"), "{}", text(&o));
+    assert!(
+        text(&o).contains("prompts/crossover.j2 of yours")
+            && text(&o).contains("no shared prefix, no caching"),
+        "{}",
+        text(&o)
+    );
 
     // A broken edit is reported, naming the file, before any run uses it.
     std::fs::write(&crossover, "{% if %}").unwrap();

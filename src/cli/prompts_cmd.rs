@@ -52,6 +52,10 @@ pub fn run(a: PromptsArgs) -> anyhow::Result<ExitCode> {
     for kind in PromptKind::ALL {
         let origin = match prompts.origin(kind) {
             PromptOrigin::BuiltIn => "built in".to_string(),
+            PromptOrigin::Overridden { path } if prompts.breaks_shared_prefix(kind) => format!(
+                "yours: {} (no shared prefix with the other steps: no caching)",
+                path.display()
+            ),
             PromptOrigin::Overridden { path } => format!("yours: {}", path.display()),
         };
         println!("  {:<20} {origin}", kind.name());

@@ -79,7 +79,7 @@ impl PromptKind {
         format!("{}.j2", self.name())
     }
 
-    fn builtin(self) -> &'static str {
+    pub(crate) fn builtin(self) -> &'static str {
         macro_rules! builtin {
             ($name:literal) => {
                 include_str!(concat!(
@@ -271,6 +271,27 @@ impl Prompts {
         &self.sources[&kind].1
     }
 
+    /// True when `kind` is the user's file and it does not begin with the built-in template's
+    /// shared part (everything before its first `=== cache ===` line, comments aside): its
+    /// prompts then share no prefix with the other steps' and a provider caches nothing of them.
+    pub fn breaks_shared_prefix(&self, kind: PromptKind) -> bool {
+        matches!(self.origin(kind), PromptOrigin::Overridden { .. })
+            && shared_head(self.source(kind)).is_none_or(|h| Some(h) != shared_head(kind.builtin()))
+    }
+
+    /// How a run names `kind`'s template when it is the user's: the file, and whether its
+    /// prompts can still be cached. `None` for a built-in template.
+    pub fn yours(&self, kind: PromptKind) -> Option<String> {
+        let PromptOrigin::Overridden { path } = self.origin(kind) else {
+            return None;
+        };
+        let mut out = format!("prompts/{} of yours ({})", kind.file_name(), path.display());
+        if self.breaks_shared_prefix(kind) {
+            out.push_str(": no shared prefix, no caching");
+        }
+        Some(out)
+    }
+
     /// Renders `kind` with `ctx`, which must serialize to a map of the template's variables.
     pub fn render<C: Serialize + ?Sized>(
         &self,
@@ -335,6 +356,28 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "a list",
         serde_json::Value::Object(_) => "an object",
     }
+}
+
+/// A template's text up to its first `=== cache ===` line with its `{# #}` comments taken
+/// out, trimmed; `None` without such a line.
+fn shared_head(source: &str) -> Option<String> {
+    let mut text = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(start) = rest.find("{#") {
+        text.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("#}")
+            .map_or("", |end| &rest[start + end + 2..]);
+    }
+    text.push_str(rest);
+    let mut head = String::new();
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == CACHE_MARKER {
+            return Some(head.trim().to_string());
+        }
+        head.push_str(line);
+    }
+    None
 }
 
 /// Splits rendered text at the first `=== user ===` line, and takes the `=== cache ===` lines

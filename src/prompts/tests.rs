@@ -302,6 +302,41 @@ fn user_override_takes_effect_and_is_reported() {
 }
 
 #[test]
+fn a_users_template_that_breaks_the_shared_prefix_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = PromptKind::Crossover.builtin();
+    // Its own comment and an instruction after the shared part keep the prefix.
+    let kept = format!(
+        "{{# mine #}}\n{}",
+        builtin.replace("Write ", "Please write ")
+    );
+    assert_ne!(kept, builtin);
+    std::fs::write(dir.path().join("crossover.j2"), &kept).unwrap();
+    // A house rule before the issue, or no cache line at all, breaks it.
+    let before = PromptKind::SelectHalf
+        .builtin()
+        .replace("=== user ===\n", "=== user ===\nHOUSE RULE\n");
+    std::fs::write(dir.path().join("select_half.j2"), before).unwrap();
+    let none = PromptKind::GenerateOne
+        .builtin()
+        .replace("=== cache ===\n", "");
+    std::fs::write(dir.path().join("generate_one.j2"), none).unwrap();
+    let p = Prompts::load(Some(dir.path())).unwrap();
+    assert!(!p.breaks_shared_prefix(PromptKind::Crossover));
+    assert!(p.breaks_shared_prefix(PromptKind::SelectHalf));
+    assert!(p.breaks_shared_prefix(PromptKind::GenerateOne));
+    assert!(!p.breaks_shared_prefix(PromptKind::LocalizeFiles));
+    let yours = p.yours(PromptKind::SelectHalf).unwrap();
+    assert!(
+        yours.starts_with("prompts/select_half.j2 of yours (")
+            && yours.ends_with(": no shared prefix, no caching"),
+        "{yours}"
+    );
+    assert!(!p.yours(PromptKind::Crossover).unwrap().contains("caching"));
+    assert_eq!(p.yours(PromptKind::MorphIssue), None);
+}
+
+#[test]
 fn broken_override_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("crossover.j2"), "{% for t in tests %}oops").unwrap();

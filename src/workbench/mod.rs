@@ -275,15 +275,11 @@ impl Workbench {
             header.push(format!("model: {}", model.describe()));
             let prompts =
                 crate::prompts::Prompts::load(crate::prompts::default_override_dir().as_deref())?;
-            for kind in crate::prompts::PromptKind::ALL {
-                if let crate::prompts::PromptOrigin::Overridden { path } = prompts.origin(kind) {
-                    header.push(format!(
-                        "prompt {}: yours, from {}",
-                        kind.name(),
-                        path.display()
-                    ));
-                }
-            }
+            header.extend(
+                crate::prompts::PromptKind::ALL
+                    .into_iter()
+                    .filter_map(|k| prompts.yours(k)),
+            );
             engine = engine.with_model(model, Arc::new(prompts));
             engine.set_prices(model::prices().map_err(|error| StartError::Model {
                 error,
