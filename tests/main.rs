@@ -9,6 +9,7 @@ mod mock_http;
 mod bad_input;
 mod basebrt;
 mod bench;
+mod budget;
 mod coverage;
 mod docker;
 mod environment;

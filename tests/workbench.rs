@@ -68,7 +68,7 @@ async fn scripted_workbench(tiny: &Tiny, pause: bool) -> (Workbench, Arc<Scripte
         Options {
             pause_before_crossover: pause,
             executor: Some(exec.clone()),
-            model: None,
+            ..Options::default()
         },
     )
     .await
@@ -550,7 +550,7 @@ async fn a_session_saved_at_a_gate_reopens_there() {
         Options {
             pause_before_crossover: true,
             executor: Some(exec),
-            model: None,
+            ..Options::default()
         },
     )
     .await

@@ -10,17 +10,23 @@ use common::*;
 use mock_http::scripted::{Wire, serve_script};
 use std::path::Path;
 
-const KEY: &str = "sk-e2e-NEVER-STORED";
+pub const KEY: &str = "sk-e2e-NEVER-STORED";
 
-fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::process::Output {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(serve_script(&ex.join("llm_script.json"), wire));
+/// `evootter run` of the example's full workflow with the model behind `server` (speaking
+/// `wire`), the response cache in `cache`.
+pub fn http_run(
+    ex: &Path,
+    wire: Wire,
+    server: &mock_http::MockServer,
+    out: &Path,
+    cache: &Path,
+) -> std::process::Command {
     let (provider, var, model) = match wire {
         Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
         Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
     };
-    let o = bin()
-        .env(var, KEY)
+    let mut c = bin();
+    c.env(var, KEY)
         .env("XDG_CACHE_HOME", cache)
         .env("XDG_CONFIG_HOME", cache.join("no-config"))
         .args(["run", "--start", "basebrt", "--instance"])
@@ -28,9 +34,14 @@ fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::proces
         .args(["--llm", provider, "--model", model, "--base-url"])
         .arg(&server.base_url)
         .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
+        .arg(out);
+    c
+}
+
+fn run_over_http(ex: &Path, wire: Wire, out: &Path, cache: &Path) -> std::process::Output {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(serve_script(&ex.join("llm_script.json"), wire));
+    let o = http_run(ex, wire, &server, out, cache).output().unwrap();
     if !o.status.success() {
         // The kill matrices say why the recorded replies no longer fit the run.
         let show = bin().arg("show").arg(out).output().unwrap();

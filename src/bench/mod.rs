@@ -14,6 +14,7 @@ pub mod summary;
 
 use crate::engine::SessionDoc;
 use crate::exec::{self, ExecRequest, ExecResult};
+use crate::llm::budget::Budget;
 use crate::outdir::{Intent, OutDir};
 use crate::workbench::{self, Command, Ending, Options, RunOptions, Workbench};
 use instances::Row;
@@ -39,6 +40,9 @@ pub struct Batch {
     pub template: RunOptions,
     /// Name in the predictions file.
     pub model_name: String,
+    /// `--budget-usd-total`: dollars all instances may spend together, earlier runs of the
+    /// batch included.
+    pub budget_usd_total: Option<f64>,
 }
 
 /// What the batch reports as it goes.
@@ -121,6 +125,14 @@ pub async fn run(
             started_unix: crate::clock::now_unix(),
         },
     );
+    let total_budget = b.budget_usd_total.map(|limit| {
+        let spent = rows
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|r| spent_in(&b.out.join(&r.instance_id)))
+            .sum();
+        Budget::shared(TOTAL_FLAG, limit, spent)
+    });
     let b = Arc::new(b);
     let permits = Arc::new(tokio::sync::Semaphore::new(b.parallel.max(1)));
     let started = Instant::now();
@@ -129,6 +141,7 @@ pub async fn run(
         let b = b.clone();
         let permits = permits.clone();
         let progress = progress.clone();
+        let total_budget = total_budget.clone();
         set.spawn(async move {
             let _p = permits.acquire_owned().await;
             let id = match &row {
@@ -141,7 +154,20 @@ pub async fn run(
             let t0 = Instant::now();
             let dir = b.out.join(&id);
             let mut record = match row {
-                Ok(row) => run_one(&b, i, &row, &dir).await,
+                // Spent: nothing starts (a later bench with a larger budget does).
+                Ok(_) if total_budget.as_ref().is_some_and(Budget::exhausted) => InstanceRecord {
+                    instance_id: id.clone(),
+                    status: Status::Error {
+                        error: format!(
+                            "not started: {TOTAL_FLAG} {:.2} is spent",
+                            b.budget_usd_total.unwrap_or_default()
+                        ),
+                    },
+                    score: None,
+                    seconds: 0.0,
+                    notes: vec![],
+                },
+                Ok(row) => run_one(&b, i, &row, &dir, total_budget).await,
                 Err(bad) => InstanceRecord {
                     instance_id: id.clone(),
                     status: Status::Error { error: bad.error },
@@ -223,7 +249,28 @@ fn work_dir(b: &Batch, id: &str) -> PathBuf {
     b.out.join(".work").join(id)
 }
 
-async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceRecord {
+const TOTAL_FLAG: &str = "--budget-usd-total";
+
+/// What an instance's session has paid for so far (nothing without a session).
+fn spent_in(dir: &Path) -> f64 {
+    std::fs::read(dir.join(crate::outdir::SESSION_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v["llm_calls"]
+                .as_array()
+                .map(|calls| calls.iter().filter_map(|c| c["cost_usd"].as_f64()).sum())
+        })
+        .unwrap_or(0.0)
+}
+
+async fn run_one(
+    b: &Batch,
+    index: usize,
+    row: &Row,
+    dir: &Path,
+    total_budget: Option<Budget>,
+) -> InstanceRecord {
     let id = row.instance_id.clone();
     let error = |e: String| InstanceRecord {
         instance_id: id.clone(),
@@ -321,7 +368,12 @@ async fn run_one(b: &Batch, index: usize, row: &Row, dir: &Path) -> InstanceReco
         Ok(p) => p,
         Err(e) => return error(e.to_string()),
     };
-    let mut wb = match Workbench::start(prepared, Options::default()).await {
+    let options = Options {
+        budget_flag: Some("--budget-usd-per-instance"),
+        budgets: total_budget.into_iter().collect(),
+        ..Options::default()
+    };
+    let mut wb = match Workbench::start(prepared, options).await {
         Ok(w) => w,
         Err(e) => return error(e.to_string()),
     };

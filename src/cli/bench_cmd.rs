@@ -41,6 +41,15 @@ pub struct BenchArgs {
     /// progress, and Ctrl-C stops it as without the screen (a second bench resumes it).
     #[arg(long)]
     tui: bool,
+    /// Each instance stops, its session saved, before a model call that would take its
+    /// spending past this many dollars; a later `bench` with a larger one resumes it.
+    #[arg(long, value_name = "USD")]
+    budget_usd_per_instance: Option<f64>,
+    /// The batch stops before a model call that would take all its instances' spending
+    /// (earlier runs of this batch included) past this many dollars: running instances stop
+    /// saved, queued ones do not start; a later `bench` with a larger one resumes them.
+    #[arg(long, value_name = "USD")]
+    budget_usd_total: Option<f64>,
     /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
     #[arg(long, value_name = "NAME")]
     model_name: Option<String>,
@@ -93,6 +102,23 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         );
     }
     anyhow::ensure!(a.parallel >= 1, "--parallel must be at least 1");
+    anyhow::ensure!(
+        r.budget_usd.is_none(),
+        "in a batch, say whose budget: --budget-usd-per-instance X (each instance) or \
+         --budget-usd-total X (all of them together)"
+    );
+    for (usd, flag) in [
+        (a.budget_usd_per_instance, "--budget-usd-per-instance"),
+        (a.budget_usd_total, "--budget-usd-total"),
+    ] {
+        anyhow::ensure!(
+            usd.is_none_or(|u| u.is_finite() && u > 0.0),
+            "{flag} takes a positive number of dollars, e.g. 5.00"
+        );
+    }
+    let mut request = request;
+    request.budget_usd = a.budget_usd_per_instance;
+    let r = &request;
     let model_name = a.model_name.clone().unwrap_or_else(|| match &r.llm {
         Some(l) => format!(
             "evootter ({}{})",
@@ -109,6 +135,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         validate: a.validate,
         template: request.clone(),
         model_name,
+        budget_usd_total: a.budget_usd_total,
     };
     if a.tui
         && let Some(code) = super::tui_cmd::need_terminal("bench --tui")

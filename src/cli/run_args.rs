@@ -227,6 +227,11 @@ pub struct RunArgs {
     /// generations' samples.
     #[arg(long)]
     pub no_witnesses: bool,
+    /// Stop before a model call that would take the run's spending past this many dollars
+    /// (estimated from the prompt's tokens and the step's longest reply so far); the session
+    /// is saved, and `run --resume DIR --budget-usd Y` continues with a new limit.
+    #[arg(long, value_name = "USD")]
+    pub budget_usd: Option<f64>,
     /// Which functions the mutants come from: widened (the focal functions and, when they
     /// yield fewer than M mutants, the functions they call and that call them in the same
     /// files, each such mutant marked `callee` or `caller`) | focal (the focal functions
@@ -289,6 +294,7 @@ impl From<RunArgs> for RunOptions {
             settle_ties: !a.no_settle_ties,
             mutant_scope: a.mutant_scope.unwrap_or(d.mutant_scope),
             witnesses: !a.no_witnesses,
+            budget_usd: a.budget_usd,
         }
     }
 }

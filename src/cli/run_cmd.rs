@@ -5,7 +5,7 @@ use super::progress::Progress;
 use super::run_args;
 use anyhow::bail;
 use clap::Args;
-use evootter::engine::SessionDoc;
+use evootter::engine::{EngineError, SessionDoc};
 use evootter::exec;
 use evootter::workbench::{self, Command, Ending, Options, RunOptions, StartError, Workbench};
 use std::path::{Path, PathBuf};
@@ -79,6 +79,11 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::from(super::exit::EXIT_INTERRUPTED))
         }
+        Ending::Failed {
+            error: error @ EngineError::Budget(_),
+        } => bail!(
+            "{error}\nThe session is saved; continue with a larger budget:\n  evootter run --resume {session} --budget-usd Y"
+        ),
         Ending::Failed { error } if error.resumable() => bail!(
             "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"
         ),

@@ -212,6 +212,10 @@ pub struct RunConfig {
     /// existed read `false` and resume as they ran.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub witnesses: bool,
+    /// `--budget-usd`: the run stops, saved, before a model call that would take its
+    /// spending past this many dollars; `run --resume --budget-usd Y` replaces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
 }
 
 fn is_focal(s: &MutantScope) -> bool {
@@ -253,6 +257,7 @@ impl Default for RunConfig {
             settle_ties: true,
             mutant_scope: MutantScope::Widened,
             witnesses: true,
+            budget_usd: None,
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::events::Event;
 use super::machine::{Engine, EngineError};
 use super::session::{Candidate, Origin, Target, TestId};
-use crate::llm::{CallRecord, LlmRequest};
+use crate::llm::{CallRecord, LlmRequest, Model};
 use crate::prompts::{ParsedTest, PromptKind, parse_id_list, parse_tests};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -129,6 +129,7 @@ impl Engine {
         }
         let mut req = LlmRequest::single(step, rendered.system.map(redact), user, MAX_REPLY_TOKENS);
         req.cache_points = points;
+        self.within_budgets(&req, model.as_ref())?;
         let reply = match model.complete(req.clone()).await {
             Ok(r) => r,
             // A script recorded for another run (the user curated the population, say) has no
@@ -154,8 +155,39 @@ impl Engine {
             cost_usd: record.cost_usd,
             cached: record.cached,
         });
+        for b in &self.budgets {
+            b.add(record.cost_usd.unwrap_or(0.0));
+        }
         self.doc.llm_calls.push(record);
         Ok(reply.text)
+    }
+
+    /// Refuses `req` when its estimated cost would take a budget's spending past it. The run
+    /// then stops as for any resumable error, its session saved.
+    fn within_budgets(&self, req: &LlmRequest, model: &dyn Model) -> Result<(), EngineError> {
+        if self.budgets.is_empty() {
+            return Ok(());
+        }
+        let name = model.model_id().unwrap_or_else(|| model.describe());
+        let Some(price) = self.prices.price(&name) else {
+            return Err(EngineError::Budget(format!(
+                "a budget needs the model's price, and `{name}` is not in the price table; add \
+                 it to ~/.config/evootter/prices.toml ([models.\"{name}\"] input = and output =, \
+                 USD per million tokens)"
+            )));
+        };
+        let est = crate::llm::budget::estimate(req, &self.doc.llm_calls, price);
+        let run_usd = self
+            .doc
+            .llm_calls
+            .iter()
+            .filter_map(|c| c.cost_usd)
+            .fold(0.0, |a, c| a + c);
+        for b in &self.budgets {
+            b.check(&req.step, &est, run_usd)
+                .map_err(EngineError::Budget)?;
+        }
+        Ok(())
     }
 
     /// What the model sees of each test: its source and its output on `c_old`.

@@ -50,6 +50,9 @@ pub enum EngineError {
     },
     #[error("the {step} step needs the model and could not use it: {detail}")]
     Llm { step: String, detail: String },
+    /// A budget would be crossed by the next call, which was not made (`llm::budget`).
+    #[error("budget reached: {0}")]
+    Budget(String),
     #[error("{0}")]
     State(String),
     /// The environment cannot run the repository's tests (see `environment`): fix it, then
@@ -73,6 +76,7 @@ impl EngineError {
             | EngineError::RepoChanged { .. }
             | EngineError::ReadSource { .. }
             | EngineError::Llm { .. }
+            | EngineError::Budget(_)
             | EngineError::Environment(_) => true,
             EngineError::Mutate(_) | EngineError::State(_) => false,
         }
@@ -112,6 +116,8 @@ pub struct Engine {
     pub(super) model: Option<Arc<dyn Model>>,
     pub(super) prompts: Option<Arc<Prompts>>,
     pub(super) prices: PriceTable,
+    /// Limits in dollars checked before every call (`--budget-usd` and a batch's).
+    pub(super) budgets: Vec<crate::llm::budget::Budget>,
     /// The last request sent, so a reply that proves unusable can be dropped from the cache.
     pub(super) last_request: Option<crate::llm::LlmRequest>,
     /// The highest execution `seq` so far (found once, then counted).
@@ -137,6 +143,7 @@ impl Engine {
             model: None,
             prompts: None,
             prices: PriceTable::builtin(),
+            budgets: vec![],
             last_request: None,
             last_seq: None,
             snapshots: None,
@@ -152,6 +159,11 @@ impl Engine {
 
     pub fn set_prices(&mut self, prices: PriceTable) {
         self.prices = prices;
+    }
+
+    /// Every call from now on is checked against `budget` before it is made.
+    pub fn add_budget(&mut self, budget: crate::llm::budget::Budget) {
+        self.budgets.push(budget);
     }
 
     pub fn session_path(&self) -> &std::path::Path {

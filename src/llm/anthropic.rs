@@ -166,6 +166,10 @@ impl Model for Anthropic {
         Box::pin(self.call(req))
     }
 
+    fn model_id(&self) -> Option<String> {
+        Some(self.model.clone())
+    }
+
     fn describe(&self) -> String {
         let mut out = format!("anthropic {}", self.model);
         if self.base_url != DEFAULT_BASE_URL {

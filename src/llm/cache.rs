@@ -135,6 +135,10 @@ impl<M: Model> Model for CachedModel<M> {
         self.inner.describe()
     }
 
+    fn model_id(&self) -> Option<String> {
+        self.inner.model_id()
+    }
+
     fn cache_identity(&self) -> Option<String> {
         self.inner.cache_identity()
     }

@@ -4,6 +4,7 @@
 //! the recorded prompt/reply are exact.
 
 pub mod anthropic;
+pub mod budget;
 pub mod cache;
 pub mod endpoint;
 pub mod notice;
@@ -129,6 +130,12 @@ pub trait Model: Send + Sync {
     /// Provider and model for display; never contains the API key.
     fn describe(&self) -> String;
 
+    /// The model's name as the price table knows it, for estimating a call before it is
+    /// made (budgets). `None` when unknown.
+    fn model_id(&self) -> Option<String> {
+        None
+    }
+
     /// Everything besides the request that determines the reply (provider, model, base URL,
     /// thinking budget), used as part of the response-cache key. `None` means "do not cache"
     /// (scripted replies are already free and must stay step-ordered).
@@ -152,6 +159,9 @@ macro_rules! forward_model {
             }
             fn describe(&self) -> String {
                 (**self).describe()
+            }
+            fn model_id(&self) -> Option<String> {
+                (**self).model_id()
             }
             fn cache_identity(&self) -> Option<String> {
                 (**self).cache_identity()

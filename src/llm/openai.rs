@@ -183,6 +183,10 @@ impl Model for OpenAi {
         Box::pin(self.call(req))
     }
 
+    fn model_id(&self) -> Option<String> {
+        Some(self.model.clone())
+    }
+
     fn describe(&self) -> String {
         let mut out = format!("openai {}", self.model);
         if self.base_url != DEFAULT_BASE_URL {

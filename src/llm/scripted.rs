@@ -139,6 +139,10 @@ impl Model for ScriptedModel {
         Box::pin(async move { result })
     }
 
+    fn model_id(&self) -> Option<String> {
+        Some("scripted".to_string())
+    }
+
     fn describe(&self) -> String {
         format!(
             "scripted replies from {} (not a real model)",

@@ -53,6 +53,11 @@ pub struct Options {
     pub executor: Option<Arc<dyn Executor>>,
     /// Use this model instead of the one the session names (tests).
     pub model: Option<Arc<dyn crate::llm::Model>>,
+    /// The flag named when the session's own budget stops the run (`--budget-usd`, or a
+    /// batch's `--budget-usd-per-instance`); `None` is `--budget-usd`.
+    pub budget_flag: Option<&'static str>,
+    /// Budgets shared with other runs (a batch's `--budget-usd-total`).
+    pub budgets: Vec<crate::llm::budget::Budget>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -285,6 +290,14 @@ impl Workbench {
                 error,
                 session: session_path.clone(),
             })?);
+        }
+        if let Some(limit) = engine.doc.config.budget_usd {
+            let flag = opts.budget_flag.unwrap_or("--budget-usd");
+            engine.add_budget(crate::llm::budget::Budget::run(flag, limit));
+            header.push(format!("budget: ${limit:.2} ({flag})"));
+        }
+        for b in &opts.budgets {
+            engine.add_budget(b.clone());
         }
         engine.save()?;
         let (commands, rx) = mpsc::unbounded_channel();

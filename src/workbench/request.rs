@@ -85,7 +85,7 @@ impl RunOptions {
 }
 
 /// Reopens a saved session (its directory or its file) to continue it. Of `overrides`, only
-/// `--base-url`, `--llm-retries` and `--jobs` apply: everything that shapes the results stays
+/// `--base-url`, `--llm-retries`, `--jobs` and `--budget-usd` apply: everything that shapes the results stays
 /// as recorded.
 pub fn resume(p: &Path, overrides: &RunOptions) -> Result<Prepared, RequestError> {
     let path = if p.is_dir() {
@@ -271,6 +271,10 @@ pub struct RunOptions {
     pub mutant_scope: crate::engine::MutantScope,
     /// Judge rescues by the repository's own tests (default on; `engine::witness`).
     pub witnesses: bool,
+    /// Stop, saved, before a model call that would take the run's spending past this many
+    /// dollars (estimated from the prompt and the step's longest reply so far). On resume,
+    /// a new limit replaces the recorded one.
+    pub budget_usd: Option<f64>,
 }
 
 impl Default for RunOptions {
@@ -327,6 +331,7 @@ impl Default for RunOptions {
             settle_ties: true,
             mutant_scope: base.mutant_scope,
             witnesses: base.witnesses,
+            budget_usd: None,
         }
     }
 }
@@ -346,7 +351,19 @@ fn override_on_resume(doc: &mut SessionDoc, a: &RunOptions) -> Result<(), Reques
     if let Some(j) = a.jobs {
         cfg.jobs = check_jobs(j)?;
     }
+    if let Some(usd) = a.budget_usd {
+        cfg.budget_usd = Some(check_budget(usd)?);
+        doc.notes.push(format!("resumed with --budget-usd {usd}"));
+    }
     Ok(())
+}
+
+fn check_budget(usd: f64) -> Result<f64, RequestError> {
+    ensure!(
+        usd.is_finite() && usd > 0.0,
+        "--budget-usd {usd} is not a budget: pass a positive number of dollars, e.g. 0.50"
+    );
+    Ok(usd)
 }
 
 pub fn resume_doc(p: &Path) -> Result<(SessionDoc, PathBuf), RequestError> {
@@ -591,6 +608,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         settle_ties: a.settle_ties,
         mutant_scope: a.mutant_scope,
         witnesses: a.witnesses,
+        budget_usd: a.budget_usd.map(check_budget).transpose()?,
     };
     let needs_model =
         config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
