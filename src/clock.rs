@@ -8,3 +8,10 @@ pub fn now_unix() -> u64 {
         .map(|d| d.as_secs())
         .unwrap_or(0)
 }
+
+/// `HH:MM:SS UTC` of a Unix time, for progress lines (the day is the same in practice: a
+/// provider batch ends within a day).
+pub fn utc_label(unix: u64) -> String {
+    let s = unix % 86_400;
+    format!("{:02}:{:02}:{:02} UTC", s / 3600, s / 60 % 60, s % 60)
+}

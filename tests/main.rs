@@ -18,6 +18,7 @@ mod export;
 mod flaky;
 mod interrupt;
 mod line_tracer;
+mod llm_batch;
 mod llm_crossover;
 mod llm_http;
 mod out_dir;

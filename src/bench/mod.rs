@@ -14,6 +14,7 @@ pub mod summary;
 
 use crate::engine::SessionDoc;
 use crate::exec::{self, ExecRequest, ExecResult};
+use crate::llm::batch::{BatchClient, BatchNews, Batcher, Pacing, Participant};
 use crate::llm::budget::Budget;
 use crate::outdir::{Intent, OutDir};
 use crate::workbench::{self, Command, Ending, Options, RunOptions, Workbench};
@@ -43,6 +44,8 @@ pub struct Batch {
     /// `--budget-usd-total`: dollars all instances may spend together, earlier runs of the
     /// batch included.
     pub budget_usd_total: Option<f64>,
+    /// `--llm-batch`: the instances' model calls go as provider batches, paced so.
+    pub llm_batch: Option<Pacing>,
 }
 
 /// What the batch reports as it goes.
@@ -50,6 +53,11 @@ pub struct Batch {
 pub enum Progress {
     Started {
         instance: String,
+    },
+    /// A provider batch was submitted, is still waiting, ended, or a request of it is sent
+    /// again alone (`--llm-batch`).
+    LlmBatch {
+        news: BatchNews,
     },
     Finished {
         record: Box<InstanceRecord>,
@@ -73,6 +81,8 @@ pub enum BatchError {
         "{0} is not a directory of mirrors; pass --repos DIR holding OWNER/NAME or OWNER/NAME.git"
     )]
     NoRepos(PathBuf),
+    #[error("--llm-batch: {0}")]
+    LlmBatch(String),
     #[error("cannot write the batch output {path}: {source}")]
     Out {
         path: PathBuf,
@@ -133,6 +143,10 @@ pub async fn run(
             .sum();
         Budget::shared(TOTAL_FLAG, limit, spent)
     });
+    let batcher = match b.llm_batch {
+        Some(pacing) => Some(batcher(&b, pacing, progress.clone())?),
+        None => None,
+    };
     let b = Arc::new(b);
     let permits = Arc::new(tokio::sync::Semaphore::new(b.parallel.max(1)));
     let started = Instant::now();
@@ -142,8 +156,11 @@ pub async fn run(
         let permits = permits.clone();
         let progress = progress.clone();
         let total_budget = total_budget.clone();
+        let batcher = batcher.clone();
         set.spawn(async move {
             let _p = permits.acquire_owned().await;
+            // From now until its run ends, the other instances' calls wait for this one's.
+            let turn = batcher.as_ref().map(Batcher::participant);
             let id = match &row {
                 Ok(r) => r.instance_id.clone(),
                 Err(bad) => bad.name(),
@@ -167,7 +184,12 @@ pub async fn run(
                     seconds: 0.0,
                     notes: vec![],
                 },
-                Ok(row) => run_one(&b, i, &row, &dir, total_budget).await,
+                Ok(row) => {
+                    let model = batcher
+                        .as_ref()
+                        .map(|bt| (bt.client(&row.instance_id), turn));
+                    run_one(&b, i, &row, &dir, total_budget, model).await
+                }
                 Err(bad) => InstanceRecord {
                     instance_id: id.clone(),
                     status: Status::Error { error: bad.error },
@@ -251,6 +273,42 @@ fn work_dir(b: &Batch, id: &str) -> PathBuf {
 
 const TOTAL_FLAG: &str = "--budget-usd-total";
 
+/// The batch's provider, batching, its news told as progress.
+fn batcher(
+    b: &Batch,
+    pacing: Pacing,
+    progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+) -> Result<Batcher, BatchError> {
+    let t = &b.template;
+    let cfg = crate::engine::RunConfig {
+        llm: t.llm.clone(),
+        llm_model: t.model.clone(),
+        llm_base_url: t.base_url.clone(),
+        llm_reasoning: t.reasoning.clone(),
+        llm_retries: t.llm_retries,
+        ..Default::default()
+    };
+    let mut retry = crate::llm::retry::RetryPolicy::default();
+    if let Some(n) = t.llm_retries {
+        retry.max_attempts = n + 1;
+    }
+    let api = workbench::model::http_provider(&cfg, retry)
+        .map_err(|e| BatchError::LlmBatch(e.to_string()))?
+        .ok_or_else(|| {
+            BatchError::LlmBatch(
+                "provider batches need --llm anthropic or --llm openai (a script answers at once)"
+                    .into(),
+            )
+        })?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some(news) = rx.recv().await {
+            let _ = progress.send(Progress::LlmBatch { news });
+        }
+    });
+    Ok(Batcher::new(api, &b.out, Some(tx), pacing))
+}
+
 /// What an instance's session has paid for so far (nothing without a session).
 fn spent_in(dir: &Path) -> f64 {
     std::fs::read(dir.join(crate::outdir::SESSION_FILE))
@@ -270,6 +328,7 @@ async fn run_one(
     row: &Row,
     dir: &Path,
     total_budget: Option<Budget>,
+    batched: Option<(BatchClient, Option<Participant>)>,
 ) -> InstanceRecord {
     let id = row.instance_id.clone();
     let error = |e: String| InstanceRecord {
@@ -368,9 +427,14 @@ async fn run_one(
         Ok(p) => p,
         Err(e) => return error(e.to_string()),
     };
+    let (model, turn) = match batched {
+        Some((client, turn)) => (Some(workbench::model::cached(Box::new(client))), turn),
+        None => (None, None),
+    };
     let options = Options {
         budget_flag: Some("--budget-usd-per-instance"),
         budgets: total_budget.into_iter().collect(),
+        model,
         ..Options::default()
     };
     let mut wb = match Workbench::start(prepared, options).await {
@@ -379,7 +443,10 @@ async fn run_one(
     };
     wb.send(Command::RunToEnd);
     while wb.next_event().await.is_some() {}
-    let finished = match wb.finish().await {
+    let finished = wb.finish().await;
+    // Its run makes no more calls: the others' need not wait for it.
+    drop(turn);
+    let finished = match finished {
         Ok(f) => f,
         Err(e) => return error(e.to_string()),
     };

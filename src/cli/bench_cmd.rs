@@ -50,6 +50,22 @@ pub struct BenchArgs {
     /// saved, queued ones do not start; a later `bench` with a larger one resumes them.
     #[arg(long, value_name = "USD")]
     budget_usd_total: Option<f64>,
+    /// Send the instances' model calls as provider batches (Anthropic Message Batches, OpenAI
+    /// Batch API: half the price, answers within 24 hours, usually minutes): the instances
+    /// advance in lockstep, each step's calls in one batch, polled with backoff; a killed
+    /// bench, run again, polls the batches it submitted (llm_batches.jsonl) instead of paying
+    /// again; a request that failed in a batch is sent again alone. Needs --llm anthropic or
+    /// --llm openai.
+    #[arg(long)]
+    llm_batch: bool,
+    /// With --llm-batch: seconds before the first poll of a batch (each later poll waits twice
+    /// as long, up to 300 s).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    llm_batch_poll: f64,
+    /// With --llm-batch: seconds a call waits at most for the other running instances' calls
+    /// before its batch goes without them (an instance may be busy running tests).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    llm_batch_gather: f64,
     /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
     #[arg(long, value_name = "NAME")]
     model_name: Option<String>,
@@ -116,6 +132,19 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             "{flag} takes a positive number of dollars, e.g. 5.00"
         );
     }
+    for (s, flag) in [
+        (a.llm_batch_poll, "--llm-batch-poll"),
+        (a.llm_batch_gather, "--llm-batch-gather"),
+    ] {
+        anyhow::ensure!(
+            s.is_finite() && s >= 0.0,
+            "{flag} takes a number of seconds, e.g. 10"
+        );
+    }
+    anyhow::ensure!(
+        !a.llm_batch || matches!(r.llm.as_deref(), Some("anthropic" | "openai")),
+        "--llm-batch sends the calls as a provider's batches: pass --llm anthropic or --llm openai"
+    );
     let mut request = request;
     request.budget_usd = a.budget_usd_per_instance;
     let r = &request;
@@ -136,6 +165,12 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         template: request.clone(),
         model_name,
         budget_usd_total: a.budget_usd_total,
+        llm_batch: a.llm_batch.then(|| evootter::llm::batch::Pacing {
+            first_poll: seconds(a.llm_batch_poll),
+            max_poll: seconds(a.llm_batch_poll.max(300.0)),
+            gather: seconds(a.llm_batch_gather),
+            ..Default::default()
+        }),
     };
     if a.tui
         && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
@@ -153,6 +188,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             }
             match p {
                 Progress::Started { instance } => eprintln!("   started {instance}"),
+                Progress::LlmBatch { news } => eprintln!("   {news}"),
                 Progress::Finished {
                     record,
                     done,
@@ -221,6 +257,10 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(s)
 }
 
 fn yes(b: bool) -> &'static str {

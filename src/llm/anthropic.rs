@@ -4,8 +4,12 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::llm::retry::{ErrorContext, RetryPolicy, classify_error, preview, send_with_retry};
+use crate::llm::retry::{
+    ErrorContext, HttpReply, RetryPolicy, classify_error, preview, send_with_retry,
+};
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
+
+mod batch;
 
 pub const KEY_VAR: &str = "ANTHROPIC_API_KEY";
 pub const BASE_URL_VAR: &str = "ANTHROPIC_BASE_URL";
@@ -107,20 +111,36 @@ impl Anthropic {
     }
 
     async fn call(&self, req: LlmRequest) -> Result<LlmReply, LlmError> {
-        let url = endpoint::join(&self.base_url, "messages");
-        let body = self.body(&req);
+        let http = self
+            .send(reqwest::Method::POST, "messages", Some(&self.body(&req)))
+            .await?;
+        self.message(&http.body, http.latency_ms)
+    }
+
+    /// One request to the API at `path` (under `/v1/`), retried as every call is; an answer
+    /// other than 2xx becomes the error that says what to do.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<HttpReply, LlmError> {
+        let url = endpoint::join(&self.base_url, path);
         let http = send_with_retry(
             &self.retry,
             PROVIDER,
             &url,
             |t| self.key.redact(t),
             || {
-                self.client
-                    .post(&url)
+                let rb = self
+                    .client
+                    .request(method.clone(), &url)
                     .header("x-api-key", self.key.expose())
-                    .header("anthropic-version", API_VERSION)
-                    .header("content-type", "application/json")
-                    .json(&body)
+                    .header("anthropic-version", API_VERSION);
+                match body {
+                    Some(b) => rb.header("content-type", "application/json").json(b),
+                    None => rb,
+                }
             },
         )
         .await?;
@@ -134,10 +154,15 @@ impl Anthropic {
                 self.key.redact(t)
             }));
         }
+        Ok(http)
+    }
+
+    /// A Messages API message (a call's answer, or one result of a batch) as a reply.
+    fn message(&self, body: &str, latency_ms: u64) -> Result<LlmReply, LlmError> {
         let parsed: Response =
-            serde_json::from_str(&http.body).map_err(|e| LlmError::MalformedResponse {
+            serde_json::from_str(body).map_err(|e| LlmError::MalformedResponse {
                 provider: PROVIDER.to_string(),
-                detail: format!("{e}; body starts: {}", preview(&http.body)),
+                detail: format!("{e}; body starts: {}", self.key.redact(&preview(body))),
             })?;
         let text: String = parsed
             .content
@@ -155,8 +180,9 @@ impl Anthropic {
             cache_read_tokens: usage.cache_read_input_tokens.unwrap_or(0),
             model: parsed.model.unwrap_or_else(|| self.model.clone()),
             stop_reason: parsed.stop_reason.filter(|s| !s.is_empty()),
-            latency_ms: http.latency_ms,
+            latency_ms,
             cached: false,
+            batch: None,
         })
     }
 }

@@ -163,6 +163,7 @@ mod tests {
             stop_reason: None,
             latency_ms: 0,
             cached: false,
+            batch: None,
         };
         CallRecord::new(&req, &reply, &PriceTable::builtin())
     }

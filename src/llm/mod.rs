@@ -4,6 +4,7 @@
 //! the recorded prompt/reply are exact.
 
 pub mod anthropic;
+pub mod batch;
 pub mod budget;
 pub mod cache;
 pub mod endpoint;
@@ -121,6 +122,9 @@ pub struct LlmReply {
     pub latency_ms: u64,
     /// True when the reply came from the response cache and no HTTP call was made.
     pub cached: bool,
+    /// The provider batch that answered it (`--llm-batch`), billed at the batch discount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
 }
 
 /// A language model. Dyn-compatible so the engine can hold a `Box<dyn Model>` chosen at runtime.
@@ -299,6 +303,9 @@ pub struct CallRecord {
     pub cost_usd: Option<f64>,
     pub cached: bool,
     pub model: String,
+    /// The provider batch that answered it (`--llm-batch`); its cost is the batch price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
 }
 
 impl CallRecord {
@@ -306,15 +313,18 @@ impl CallRecord {
         let cost_usd = if reply.cached {
             Some(0.0)
         } else {
-            prices.cost_of(
-                &reply.model,
-                price::Tokens {
-                    input: reply.input_tokens,
-                    cache_write: reply.cache_write_tokens,
-                    cache_read: reply.cache_read_tokens,
-                    output: reply.output_tokens,
-                },
-            )
+            let tokens = price::Tokens {
+                input: reply.input_tokens,
+                cache_write: reply.cache_write_tokens,
+                cache_read: reply.cache_read_tokens,
+                output: reply.output_tokens,
+            };
+            let discount = if reply.batch.is_some() {
+                price::BATCH_DISCOUNT
+            } else {
+                1.0
+            };
+            prices.cost_of(&reply.model, tokens).map(|c| c * discount)
         };
         Self {
             step: req.step.clone(),
@@ -332,6 +342,7 @@ impl CallRecord {
             cost_usd,
             cached: reply.cached,
             model: reply.model.clone(),
+            batch: reply.batch.clone(),
         }
     }
 }
@@ -452,6 +463,7 @@ mod tests {
             stop_reason: None,
             latency_ms: 1500,
             cached,
+            batch: None,
         };
         CallRecord::new(&req, &reply, &price::PriceTable::builtin())
     }

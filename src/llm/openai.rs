@@ -5,8 +5,12 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::llm::retry::{ErrorContext, RetryPolicy, classify_error, preview, send_with_retry};
+use crate::llm::retry::{
+    ErrorContext, HttpReply, RetryPolicy, classify_error, preview, send_with_retry,
+};
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
+
+mod batch;
 
 pub const KEY_VAR: &str = "OPENAI_API_KEY";
 pub const BASE_URL_VAR: &str = "OPENAI_BASE_URL";
@@ -114,15 +118,39 @@ impl OpenAi {
     }
 
     async fn call(&self, req: LlmRequest) -> Result<LlmReply, LlmError> {
-        let url = endpoint::join(&self.base_url, "chat/completions");
-        let body = self.body(&req);
+        let body = Payload::Json(self.body(&req));
+        let http = self
+            .send(reqwest::Method::POST, "chat/completions", Some(&body))
+            .await?;
+        self.completion(&http.body, http.latency_ms)
+    }
+
+    /// One request to the API at `path` (under `/v1/`), retried as every call is; an answer
+    /// other than 2xx becomes the error that says what to do.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Payload>,
+    ) -> Result<HttpReply, LlmError> {
+        let url = endpoint::join(&self.base_url, path);
         let http = send_with_retry(
             &self.retry,
             PROVIDER,
             &url,
             |t| self.redact(t),
             || {
-                let rb = self.client.post(&url).json(&body);
+                let rb = self.client.request(method.clone(), &url);
+                let rb = match body {
+                    Some(Payload::Json(b)) => rb.json(b),
+                    Some(Payload::Form { boundary, bytes }) => rb
+                        .header(
+                            "content-type",
+                            format!("multipart/form-data; boundary={boundary}"),
+                        )
+                        .body(bytes.clone()),
+                    None => rb,
+                };
                 match &self.key {
                     Some(k) => rb.bearer_auth(k.expose()),
                     None => rb,
@@ -140,15 +168,16 @@ impl OpenAi {
                 self.redact(t)
             }));
         }
+        Ok(http)
+    }
+
+    /// A chat completion (a call's answer, or one result of a batch) as a reply.
+    fn completion(&self, body: &str, latency_ms: u64) -> Result<LlmReply, LlmError> {
         let malformed = |detail: String| LlmError::MalformedResponse {
             provider: PROVIDER.to_string(),
-            detail: format!(
-                "{detail}; body starts: {}",
-                self.redact(&preview(&http.body))
-            ),
+            detail: format!("{detail}; body starts: {}", self.redact(&preview(body))),
         };
-        let parsed: Response =
-            serde_json::from_str(&http.body).map_err(|e| malformed(e.to_string()))?;
+        let parsed: Response = serde_json::from_str(body).map_err(|e| malformed(e.to_string()))?;
         let choice = parsed
             .choices
             .into_iter()
@@ -172,10 +201,17 @@ impl OpenAi {
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| self.model.clone()),
             stop_reason: choice.finish_reason.filter(|s| !s.is_empty()),
-            latency_ms: http.latency_ms,
+            latency_ms,
             cached: false,
+            batch: None,
         })
     }
+}
+
+/// A request body: JSON, or a multipart form (a batch's input file upload).
+enum Payload {
+    Json(serde_json::Value),
+    Form { boundary: String, bytes: Vec<u8> },
 }
 
 impl Model for OpenAi {

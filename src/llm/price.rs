@@ -41,6 +41,11 @@ pub struct Tokens {
     pub output: u64,
 }
 
+/// What a request answered inside a provider batch costs, as a share of the same request sent
+/// alone: Anthropic's Message Batches and OpenAI's Batch API both bill half, on input, cache
+/// writes and reads, and output alike.
+pub const BATCH_DISCOUNT: f64 = 0.5;
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PriceTable {
     #[serde(default)]

@@ -129,6 +129,7 @@ impl ScriptedModel {
             stop_reason: Some("scripted".to_string()),
             latency_ms: 0,
             cached: false,
+            batch: None,
         })
     }
 }

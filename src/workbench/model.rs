@@ -1,7 +1,8 @@
 //! Building the model a session names (`--llm`), for a new run or a resumed one.
 
-use crate::engine::{Event, SessionDoc};
+use crate::engine::{Event, RunConfig, SessionDoc};
 use crate::llm::anthropic::{Anthropic, AnthropicConfig};
+use crate::llm::batch::BatchApi;
 use crate::llm::cache::{CachedModel, ResponseCache};
 use crate::llm::notice::RetryObserver;
 use crate::llm::openai::{OpenAi, OpenAiConfig};
@@ -61,12 +62,6 @@ pub fn build(
     let Some(spec) = cfg.llm.as_deref() else {
         return Ok(None);
     };
-    let cached = |m: Box<dyn Model>| -> Arc<dyn Model> {
-        match ResponseCache::default_dir() {
-            Some(dir) => Arc::new(CachedModel::new(m, ResponseCache::at(dir))),
-            None => Arc::from(m),
-        }
-    };
     let retry = {
         let mut r = RetryPolicy::default();
         if let Some(n) = cfg.llm_retries {
@@ -80,8 +75,37 @@ pub fn build(
         });
         r
     };
-    let model: Arc<dyn Model> = match spec {
-        "anthropic" => cached(Box::new(Anthropic::new(AnthropicConfig {
+    if let Some(provider) = http_provider(cfg, retry)? {
+        return Ok(Some(cached(Box::new(provider))));
+    }
+    match spec.strip_prefix("scripted:") {
+        Some(file) => {
+            let script = ScriptedModel::from_file(file)?;
+            for call in &doc.llm_calls {
+                script.mark_replayed(&call.step, &call.reply);
+            }
+            Ok(Some(Arc::new(script)))
+        }
+        None => Err(ModelError::Unknown(spec.to_string())),
+    }
+}
+
+/// `m` answering through the user's response cache (when the platform has a cache directory).
+pub fn cached(m: Box<dyn Model>) -> Arc<dyn Model> {
+    match ResponseCache::default_dir() {
+        Some(dir) => Arc::new(CachedModel::new(m, ResponseCache::at(dir))),
+        None => Arc::from(m),
+    }
+}
+
+/// The HTTP provider `cfg` names (anthropic, openai), as it is: no response cache. `None` for
+/// a script or no model. It is a [`BatchApi`] too (`bench --llm-batch`).
+pub fn http_provider(
+    cfg: &RunConfig,
+    retry: RetryPolicy,
+) -> Result<Option<Arc<dyn BatchApi>>, ModelError> {
+    Ok(match cfg.llm.as_deref() {
+        Some("anthropic") => Some(Arc::new(Anthropic::new(AnthropicConfig {
             model: cfg.llm_model.clone(),
             base_url: cfg.llm_base_url.clone(),
             thinking_budget: cfg
@@ -89,27 +113,17 @@ pub fn build(
                 .as_deref()
                 .map(thinking_budget)
                 .transpose()?,
-            retry: retry.clone(),
+            retry,
         })?)),
-        "openai" => cached(Box::new(OpenAi::new(OpenAiConfig {
+        Some("openai") => Some(Arc::new(OpenAi::new(OpenAiConfig {
             model: cfg.llm_model.clone(),
             base_url: cfg.llm_base_url.clone(),
             reasoning_effort: cfg.llm_reasoning.clone(),
             retry,
             ..Default::default()
         })?)),
-        other => match other.strip_prefix("scripted:") {
-            Some(file) => {
-                let script = ScriptedModel::from_file(file)?;
-                for call in &doc.llm_calls {
-                    script.mark_replayed(&call.step, &call.reply);
-                }
-                Arc::new(script)
-            }
-            None => return Err(ModelError::Unknown(other.to_string())),
-        },
-    };
-    Ok(Some(model))
+        _ => None,
+    })
 }
 
 /// Checks `--llm` and `--reasoning` before anything is created: an unknown provider or a

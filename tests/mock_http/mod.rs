@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod provider;
 pub mod scripted;
 
 use std::collections::HashMap;

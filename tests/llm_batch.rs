@@ -1,0 +1,217 @@
+//! `bench --llm-batch` against a simulated provider speaking each batch API: the instances'
+//! calls go in lockstep as one batch per step, polled until they end, billed at half; a
+//! request that errored or expired in a batch is sent again alone; a bench killed while a
+//! batch runs, run again, polls that batch and pays for nothing twice.
+
+use crate::common::bench_rows::rows_file;
+use crate::common::*;
+use crate::mock_http::MockServer;
+use crate::mock_http::provider::{Faults, Provider};
+use crate::mock_http::scripted::Wire;
+use std::path::Path;
+
+const KEY: &str = "sk-batch-NEVER-STORED";
+const NAMES: [&str; 2] = ["envconf_errors", "ministats_missing"];
+
+fn bench(server: &MockServer, wire: Wire, dir: &Path) -> std::process::Command {
+    let (provider, var, model) = match wire {
+        Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+        Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
+    };
+    let rows = dir.join("rows.jsonl");
+    if !rows.exists() {
+        rows_file(dir, &dir.join("repos"), &NAMES);
+    }
+    let mut c = bin();
+    c.env(var, KEY)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .args(["bench", "--parallel", "2", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(dir.join("repos"))
+        .arg("--out")
+        .arg(dir.join("batch"))
+        .args([
+            "--llm",
+            provider,
+            "--model",
+            model,
+            "--base-url",
+            &server.base_url,
+        ])
+        .args([
+            "--llm-batch",
+            "--llm-batch-poll",
+            "0.05",
+            "--llm-batch-gather",
+            "60",
+        ]);
+    c
+}
+
+fn calls(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let s = read_json(&dir.join(format!("batch/evootter__{name}-1/session.json")));
+    s["llm_calls"].as_array().unwrap().clone()
+}
+
+fn examples_of(names: &[&str]) -> Vec<std::path::PathBuf> {
+    names.iter().map(|n| example(n)).collect()
+}
+
+#[test]
+fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
+    let exs = examples_of(&NAMES);
+    let exs: Vec<&Path> = exs.iter().map(|p| p.as_path()).collect();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The second request of all ends errored: it is sent again alone.
+    let faults = Faults {
+        polls_in_progress: 2,
+        errored: vec![1],
+        expire_batch: None,
+    };
+    let (server, provider) = rt.block_on(Provider::serve(&exs, Wire::Anthropic, faults));
+    let tmp = tempfile::tempdir().unwrap();
+    let o = bench(&server, Wire::Anthropic, tmp.path())
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(!t.contains(KEY));
+    // Each step the two runs share went as one batch of two requests, one from each
+    // instance; the calls of the run with more of them after the other ended, alone.
+    let batches = provider.batches();
+    let (a, b) = (
+        calls(tmp.path(), NAMES[0]).len(),
+        calls(tmp.path(), NAMES[1]).len(),
+    );
+    let pairs = batches.iter().filter(|(_, r)| r.len() == 2).count();
+    assert_eq!(pairs, a.min(b), "lockstep: {batches:?}");
+    assert_eq!(batches.len(), a.max(b), "{batches:?}");
+    assert!(t.contains("submitted 2 request(s): evootter__envconf_errors-1 localize_files, evootter__ministats_missing-1 localize_files") || t.contains("submitted 2 request(s): evootter__ministats_missing-1 localize_files, evootter__envconf_errors-1 localize_files"), "{t}");
+    assert!(t.contains("llm batch msgbatch_"), "{t}");
+    assert!(t.contains(": submitted 2 request(s): evootter__"), "{t}");
+    assert!(
+        t.contains(
+            "failed in the batch (errored: api_error Internal server error); sent again alone"
+        ),
+        "{t}"
+    );
+    let singles = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path == "/v1/messages")
+        .count();
+    assert_eq!(singles, 1, "only the errored request went alone");
+    let (mut batched, mut alone) = (0, 0);
+    for name in NAMES {
+        let rec = read_json(
+            &tmp.path()
+                .join(format!("batch/evootter__{name}-1/instance.json")),
+        );
+        assert_eq!(rec["score"]["f2p"], true, "{name}: {rec:#}");
+        for c in calls(tmp.path(), name) {
+            let full = (c["input_tokens"].as_f64().unwrap() * 3.0
+                + c["cache_write_tokens"].as_f64().unwrap_or(0.0) * 3.75
+                + c["cache_read_tokens"].as_f64().unwrap_or(0.0) * 0.3
+                + c["output_tokens"].as_f64().unwrap() * 15.0)
+                / 1e6;
+            let cost = c["cost_usd"].as_f64().unwrap();
+            match c["batch"].as_str() {
+                Some(b) => {
+                    assert!(b.starts_with("msgbatch_"));
+                    assert!((cost - full / 2.0).abs() < 1e-12, "half price: {c:#}");
+                    batched += 1;
+                }
+                None => {
+                    assert!((cost - full).abs() < 1e-12, "{c:#}");
+                    alone += 1;
+                }
+            }
+        }
+    }
+    assert_eq!((batched + alone, alone), (a + b, 1));
+    // Every batch collected: a later bench has nothing to poll.
+    let journal = std::fs::read_to_string(tmp.path().join("batch/llm_batches.jsonl")).unwrap();
+    let count = |what: &str| journal.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(count("\"submitted\""), batches.len());
+    assert_eq!(count("\"collected\""), batches.len());
+    assert!(!journal.contains(KEY));
+}
+
+#[test]
+fn a_bench_killed_while_its_batch_runs_polls_it_again_and_pays_once() {
+    let exs = examples_of(&NAMES);
+    let exs: Vec<&Path> = exs.iter().map(|p| p.as_path()).collect();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let stuck = Faults {
+        polls_in_progress: usize::MAX,
+        ..Faults::default()
+    };
+    let (server, provider) = rt.block_on(Provider::serve(&exs, Wire::OpenAi, stuck));
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = bench(&server, Wire::OpenAi, tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while provider.batches().is_empty() || server.count() < 6 {
+        assert!(t0.elapsed().as_secs() < 60, "no batch submitted");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The batch runs (it is being polled); the bench is killed.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let first = provider.batches();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].1.len(), 2);
+    // The provider finishes it; the first batch expires after its first answer.
+    provider.set_faults(Faults {
+        polls_in_progress: 1,
+        errored: vec![],
+        expire_batch: Some(0),
+    });
+    let o = bench(&server, Wire::OpenAi, tmp.path()).output().unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "llm batch {}: polling again, submitted at",
+            first[0].0
+        )),
+        "{t}"
+    );
+    assert!(t.contains("(batch_expired: "), "{t}");
+    let batches = provider.batches();
+    assert_eq!(
+        batches[0], first[0],
+        "the first batch was not submitted again"
+    );
+    // Its two requests were never sent again in another batch; the expired one alone.
+    let resent: Vec<_> = batches[1..]
+        .iter()
+        .flat_map(|(_, r)| r.iter())
+        .filter(|id| first[0].1.contains(id))
+        .collect();
+    assert!(resent.is_empty(), "{resent:?}");
+    let singles = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/v1/chat/completions")
+        .count();
+    assert_eq!(singles, 1, "{t}");
+    for name in NAMES {
+        let rec = read_json(
+            &tmp.path()
+                .join(format!("batch/evootter__{name}-1/instance.json")),
+        );
+        assert_eq!(rec["score"]["f2p"], true, "{name}: {rec:#}");
+        let calls = calls(tmp.path(), name);
+        assert!(
+            calls[0]["batch"] == first[0].0 || calls[0]["batch"].is_null(),
+            "{:#}",
+            calls[0]
+        );
+    }
+}
