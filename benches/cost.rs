@@ -54,7 +54,13 @@ fn sync_run(ex: &Path, min_cached: usize, tmp: &Path) -> serde_json::Value {
         .env("XDG_CONFIG_HOME", cache.join("no-config"))
         .args(["run", "--start", "basebrt", "--instance"])
         .arg(ex)
-        .args(["--llm", "anthropic", "--model", "claude-sonnet-4-5", "--base-url"])
+        .args([
+            "--llm",
+            "anthropic",
+            "--model",
+            "claude-sonnet-4-5",
+            "--base-url",
+        ])
         .arg(&server.base_url)
         .arg("--out")
         .arg(&out)
@@ -73,7 +79,11 @@ fn main() {
     // The batch run: all five at once.
     let exs_ref: Vec<&Path> = exs.iter().map(|p| p.as_path()).collect();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (server, _p) = rt.block_on(Provider::serve(&exs_ref, Wire::Anthropic, Faults::default()));
+    let (server, _p) = rt.block_on(Provider::serve(
+        &exs_ref,
+        Wire::Anthropic,
+        Faults::default(),
+    ));
     let dir = tmp.path().join("bench");
     let rows = rows_file(&dir, &dir.join("repos"), &EXAMPLES);
     let o = bin()
@@ -86,7 +96,14 @@ fn main() {
         .arg(dir.join("repos"))
         .arg("--out")
         .arg(dir.join("batch"))
-        .args(["--llm", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", &server.base_url])
+        .args([
+            "--llm",
+            "anthropic",
+            "--model",
+            "claude-sonnet-4-5",
+            "--base-url",
+            &server.base_url,
+        ])
         .args(["--llm-batch", "--llm-batch-poll", "0.05"])
         .output()
         .unwrap();
@@ -97,7 +114,8 @@ fn main() {
         let calls = doc["llm_calls"].as_array().unwrap();
         let (cached, none, read) = costs(calls);
         let share = evootter::llm::shared_prefix_share(
-            &serde_json::from_value::<Vec<evootter::llm::CallRecord>>(doc["llm_calls"].clone()).unwrap(),
+            &serde_json::from_value::<Vec<evootter::llm::CallRecord>>(doc["llm_calls"].clone())
+                .unwrap(),
         );
         let doc0 = sync_run(ex, 0, &t);
         let (cached0, none0, _) = costs(doc0["llm_calls"].as_array().unwrap());

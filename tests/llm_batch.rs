@@ -131,6 +131,20 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
         }
     }
     assert_eq!((batched + alone, alone), (a + b, 1));
+    let show = bin()
+        .arg("show")
+        .arg(tmp.path().join("batch/evootter__envconf_errors-1"))
+        .arg("--calls")
+        .output()
+        .unwrap();
+    let shown = text(&show);
+    assert!(
+        shown.contains("  batch msgbatch_0001")
+            && shown.contains(
+                "of them answered in provider batches (bench --llm-batch), at half price"
+            ),
+        "{shown}"
+    );
     // Every batch collected: a later bench has nothing to poll.
     let journal = std::fs::read_to_string(tmp.path().join("batch/llm_batches.jsonl")).unwrap();
     let count = |what: &str| journal.lines().filter(|l| l.contains(what)).count();
@@ -166,6 +180,20 @@ fn a_bench_killed_while_its_batch_runs_polls_it_again_and_pays_once() {
     let first = provider.batches();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].1.len(), 2);
+    // The Batch screen's rows say where the interrupted instances' calls are.
+    let rows = evootter::bench::batch_dir::BatchDir::open(&tmp.path().join("batch")).refresh();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        let detail = r.state.detail().unwrap_or_default();
+        assert!(
+            detail.contains(&format!(
+                "its call in llm batch {} (submitted at ",
+                first[0].0
+            )),
+            "{}: {detail}",
+            r.id
+        );
+    }
     // The provider finishes it; the first batch expires after its first answer.
     provider.set_faults(Faults {
         polls_in_progress: 1,

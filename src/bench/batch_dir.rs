@@ -211,8 +211,26 @@ impl BatchDir {
             .collect();
         others.sort();
         ids.extend(others.into_iter().map(|n| (n, String::new())));
+        // A running instance's call in a provider batch (`--llm-batch`) says so.
+        let waiting = crate::llm::batch::waiting(&self.dir);
         ids.into_iter()
-            .map(|(id, repo)| self.row(&id, repo))
+            .map(|(id, repo)| {
+                let mut row = self.row(&id, repo);
+                if let Some((batch, since)) = waiting.get(&id) {
+                    let since = crate::clock::utc_label(*since);
+                    match &mut row.state {
+                        State::Running { step } => {
+                            step.push_str(&format!(", waiting on llm batch {batch} since {since}"))
+                        }
+                        State::Interrupted { step } => step.push_str(&format!(
+                            ", its call in llm batch {batch} (submitted at {since}; bench again \
+                             polls it)"
+                        )),
+                        _ => {}
+                    }
+                }
+                row
+            })
             .collect()
     }
 

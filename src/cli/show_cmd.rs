@@ -207,7 +207,7 @@ fn show_calls(doc: &SessionDoc) {
     );
     for (i, c) in doc.llm_calls.iter().enumerate() {
         println!(
-            "{:>3}  {:<20} {:<22} {:>9} {:>8} {:>8} {:>9} {:>8.1} {:>9}",
+            "{:>3}  {:<20} {:<22} {:>9} {:>8} {:>8} {:>9} {:>8.1} {:>9}{}",
             i + 1,
             c.step,
             c.model,
@@ -216,11 +216,10 @@ fn show_calls(doc: &SessionDoc) {
             c.cache_read_tokens,
             c.output_tokens,
             c.latency_ms as f64 / 1000.0,
-            match (c.cached, c.cost_usd) {
-                (true, _) => "cached".to_string(),
-                (false, Some(usd)) => format!("${usd:.4}"),
-                (false, None) => "unpriced".to_string(),
-            }
+            c.cost_label(),
+            c.batch
+                .as_deref()
+                .map_or(String::new(), |b| format!("  batch {b}"))
         );
     }
     let t = evootter::llm::CallTotals::of(&doc.llm_calls);
@@ -235,6 +234,12 @@ fn show_calls(doc: &SessionDoc) {
         t.output_tokens,
         t.cost_label()
     );
+    let batched = doc.llm_calls.iter().filter(|c| c.batch.is_some()).count();
+    if batched > 0 {
+        println!(
+            "{batched} of them answered in provider batches (bench --llm-batch), at half price"
+        );
+    }
     println!(
         "the prompts' bytes that repeat the start of an earlier call's (what a prefix cache \
          could read at most): {:.0}%",

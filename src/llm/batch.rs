@@ -245,6 +245,19 @@ fn open_batches(journal: &Path) -> Vec<(String, u64, Vec<JournalRequest>)> {
     open
 }
 
+/// What waits on a provider batch in the batch directory `dir`, as its journal says: per
+/// instance, the batch and when it was submitted (for the Batch screen).
+pub fn waiting(dir: &Path) -> HashMap<String, (String, u64)> {
+    let mut out = HashMap::new();
+    for (batch, unix, requests) in open_batches(&dir.join(JOURNAL)) {
+        for r in requests {
+            let instance = r.label.split(' ').next().unwrap_or_default().to_string();
+            out.insert(instance, (batch.clone(), unix));
+        }
+    }
+    out
+}
+
 fn append(journal: &Path, entry: &Entry) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
     line.push(b'\n');
@@ -721,4 +734,60 @@ async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
             seconds: started.elapsed().as_secs_f64(),
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_journal_names_what_waits_on_a_batch_until_it_is_collected() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = dir.path().join(JOURNAL);
+        let req = |id: &str, label: &str| JournalRequest {
+            custom_id: id.into(),
+            key: format!("key-{id}"),
+            label: label.into(),
+        };
+        let submitted = |batch: &str, requests| Entry::Submitted {
+            batch: batch.into(),
+            unix: 3600,
+            requests,
+        };
+        append(
+            &j,
+            &submitted("b1", vec![req("r0", "inst-a localize_files")]),
+        )
+        .unwrap();
+        append(
+            &j,
+            &submitted(
+                "b2",
+                vec![req("r0", "inst-a crossover"), req("r1", "inst-b crossover")],
+            ),
+        )
+        .unwrap();
+        append(
+            &j,
+            &Entry::Collected {
+                batch: "b1".into(),
+                unix: 3700,
+            },
+        )
+        .unwrap();
+        // A line cut short by a crash is skipped.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&j)
+            .unwrap()
+            .write_all(b"{\"submitted\": {\"batch\": \"b3\", \"un")
+            .unwrap();
+        let open = open_batches(&j);
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].0, "b2");
+        let w = waiting(dir.path());
+        assert_eq!(w["inst-a"], ("b2".to_string(), 3600));
+        assert_eq!(w["inst-b"], ("b2".to_string(), 3600));
+        assert_eq!(crate::clock::utc_label(3600 + 61), "01:01:01 UTC");
+    }
 }

@@ -309,6 +309,15 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
+    /// Its cost for people: dollars, `cached` (free), or `unpriced`.
+    pub fn cost_label(&self) -> String {
+        match (self.cached, self.cost_usd) {
+            (true, _) => "cached".to_string(),
+            (false, Some(usd)) => format!("${usd:.4}"),
+            (false, None) => "unpriced".to_string(),
+        }
+    }
+
     pub fn new(req: &LlmRequest, reply: &LlmReply, prices: &PriceTable) -> Self {
         let cost_usd = if reply.cached {
             Some(0.0)

@@ -1316,11 +1316,7 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
                 call.input_tokens,
                 call.output_tokens,
                 call.latency_ms as f64 / 1000.0,
-                match (call.cached, call.cost_usd) {
-                    (true, _) => "cached".to_string(),
-                    (false, Some(c)) => format!("${c:.4}"),
-                    (false, None) => "unpriced".to_string(),
-                }
+                call.cost_label()
             ) + &if call.cache_read_tokens + call.cache_write_tokens > 0 {
                 // The provider's prompt cache, when it was at work.
                 format!(
@@ -1329,7 +1325,10 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
                 )
             } else {
                 String::new()
-            },
+            } + &call
+                .batch
+                .as_deref()
+                .map_or(String::new(), |b| format!("  (batch {b}, half price)")),
             style,
         ));
     }
