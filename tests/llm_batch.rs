@@ -131,6 +131,19 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
         }
     }
     assert_eq!((batched + alone, alone), (a + b, 1));
+    let summary = read_json(&tmp.path().join("batch/summary.json"));
+    assert_eq!(summary["calls_in_provider_batches"], batched, "{summary:#}");
+    let per = summary["cost_per_instance_usd"].as_f64().unwrap();
+    assert!(
+        (per - summary["cost_usd"].as_f64().unwrap() / 2.0).abs() < 1e-9,
+        "{summary:#}"
+    );
+    assert!(
+        t.contains(&format!(
+            "{batched} calls answered in provider batches (half price)"
+        )),
+        "{t}"
+    );
     let show = bin()
         .arg("show")
         .arg(tmp.path().join("batch/evootter__envconf_errors-1"))
@@ -139,7 +152,7 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
         .unwrap();
     let shown = text(&show);
     assert!(
-        shown.contains("  batch msgbatch_0001")
+        shown.contains("  batch msgbatch_000")
             && shown.contains(
                 "of them answered in provider batches (bench --llm-batch), at half price"
             ),

@@ -55,6 +55,14 @@ pub struct Line {
     pub model_calls: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Input tokens written to and read from the provider's prompt cache (besides `tokens_in`).
+    #[serde(default)]
+    pub tokens_cache_write: u64,
+    #[serde(default)]
+    pub tokens_cache_read: u64,
+    /// Calls answered in provider batches (`--llm-batch`), at half price.
+    #[serde(default)]
+    pub calls_in_provider_batches: u64,
     pub cost_usd: Option<f64>,
     pub executions: u64,
     pub wall_seconds: f64,
@@ -85,8 +93,20 @@ pub struct Summary {
     pub model_calls: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    #[serde(default)]
+    pub tokens_cache_write: u64,
+    #[serde(default)]
+    pub tokens_cache_read: u64,
+    /// Of all input tokens, the share read from the providers' prompt caches.
+    #[serde(default)]
+    pub input_read_from_cache_share: f64,
+    #[serde(default)]
+    pub calls_in_provider_batches: u64,
     /// `None` when some call had no known price.
     pub cost_usd: Option<f64>,
+    /// The mean cost of the instances that made model calls.
+    #[serde(default)]
+    pub cost_per_instance_usd: Option<f64>,
     pub executions: u64,
     pub wall_seconds: f64,
     pub cuts: BTreeMap<String, u64>,
@@ -116,6 +136,9 @@ pub fn line(id: &str, status: &str, report: &serde_json::Value, score: Option<&S
         model_calls: u(&report["llm_calls"]["total"]),
         tokens_in: u(&report["tokens"]["input"]),
         tokens_out: u(&report["tokens"]["output"]),
+        tokens_cache_write: u(&report["tokens"]["cache_write"]),
+        tokens_cache_read: u(&report["tokens"]["cache_read"]),
+        calls_in_provider_batches: u(&report["llm_calls"]["in_provider_batches"]),
         cost_usd: report["cost_usd"].as_f64(),
         executions: u(&report["executions_total"]),
         wall_seconds: report["wall_seconds"].as_f64().unwrap_or(0.0),
@@ -179,6 +202,9 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         s.model_calls += line.model_calls;
         s.tokens_in += line.tokens_in;
         s.tokens_out += line.tokens_out;
+        s.tokens_cache_write += line.tokens_cache_write;
+        s.tokens_cache_read += line.tokens_cache_read;
+        s.calls_in_provider_batches += line.calls_in_provider_batches;
         s.cost_usd = match (s.cost_usd, line.cost_usd, line.model_calls) {
             (Some(a), Some(b), _) => Some(a + b),
             (Some(a), None, 0) => Some(a),
@@ -207,6 +233,14 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
             .iter()
             .filter(|l| l.status != "unsound" && l.status != "env_error");
         s.tdd_score = counted.map(|l| l.tdd_score).sum::<f64>() / s.counted as f64;
+    }
+    let input = s.tokens_in + s.tokens_cache_write + s.tokens_cache_read;
+    if input > 0 {
+        s.input_read_from_cache_share = s.tokens_cache_read as f64 / input as f64;
+    }
+    let paying = s.lines.iter().filter(|l| l.model_calls > 0).count();
+    if paying > 0 {
+        s.cost_per_instance_usd = s.cost_usd.map(|c| c / paying as f64);
     }
     let covs: Vec<f64> = s.lines.iter().filter_map(|l| l.coverage).collect();
     if !covs.is_empty() {
@@ -273,6 +307,16 @@ pub fn table(s: &Summary) -> String {
         s.wall_seconds,
         if cuts.is_empty() { "-".into() } else { cuts.join(", ") }
     ));
+    if let Some(per) = s.cost_per_instance_usd {
+        out.push_str(&format!(
+            "cost per instance {}; input read from the providers' prompt caches {:.0}% ({} tokens, {} written); {} calls answered in provider batches (half price)\n",
+            cost(Some(per)),
+            s.input_read_from_cache_share * 100.0,
+            s.tokens_cache_read,
+            s.tokens_cache_write,
+            s.calls_in_provider_batches
+        ));
+    }
     out
 }
 

@@ -206,7 +206,9 @@ pub fn report(doc: &SessionDoc) -> Value {
     }
     r["llm_steps"] = json!(step_totals);
     r["llm"] = json!(doc.config.llm);
-    r["llm_calls"] = json!({"total": totals.calls, "by_step": by_step, "cached": totals.cached});
+    let batched = doc.llm_calls.iter().filter(|c| c.batch.is_some()).count();
+    r["llm_calls"] = json!({"total": totals.calls, "by_step": by_step, "cached": totals.cached,
+        "in_provider_batches": batched});
     // Input split as the providers count it: new, written to their prompt cache, read from it.
     r["tokens"] = json!({
         "input": totals.input_tokens,
