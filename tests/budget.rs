@@ -26,6 +26,7 @@ fn a_run_stops_before_its_budget_and_resumes_with_a_larger_one() {
     assert!(
         t.contains("budget reached: the next model call (generate, about $")
             && t.contains("past --budget-usd 0.03; the call was not made")
+            && t.contains("evootter run --resume")
             && t.contains("--budget-usd Y"),
         "{t}"
     );

@@ -51,6 +51,10 @@ pub struct OpenArgs {
     /// shows an instance's two sessions side by side), or two sessions side by side.
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "session")]
     compare: Option<Vec<PathBuf>>,
+    /// A new budget for the session's model calls (it replaces the one it was started with),
+    /// for a run that stopped at its --budget-usd.
+    #[arg(long, value_name = "USD")]
+    budget_usd: Option<f64>,
     #[command(flatten)]
     looks: LookArgs,
 }
@@ -236,7 +240,11 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
         app::run(Source::ReadOnly(Arc::new(doc)), looks).await?;
         return Ok(ExitCode::SUCCESS);
     }
-    let prepared = workbench::resume(&path, &RunOptions::default())?;
+    let overrides = RunOptions {
+        budget_usd: a.budget_usd,
+        ..RunOptions::default()
+    };
+    let prepared = workbench::resume(&path, &overrides)?;
     live(prepared, &a.looks).await
 }
 

@@ -138,9 +138,18 @@ impl Budget {
         };
         Err(format!(
             "the next model call ({step}, about ${:.4}: {} tokens in, up to {} out) would take \
-             {whose} spending from ${spent:.4} past {} {:.2}; the call was not made. Continue \
-             with a larger budget ({} Y)",
-            est.usd, est.input_tokens, est.output_tokens, self.flag, self.limit_usd, self.flag
+             {whose} spending from ${spent:.4} past {} {:.2}; the call was not made{}",
+            est.usd,
+            est.input_tokens,
+            est.output_tokens,
+            self.flag,
+            self.limit_usd,
+            // A run's front end (run, open) says how to go on; a batch's instance has only
+            // this line to say it.
+            match self.flag {
+                "--budget-usd" => String::new(),
+                other => format!(" (the same bench with a larger {other} resumes it)"),
+            }
         ))
     }
 }

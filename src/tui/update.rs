@@ -1163,10 +1163,13 @@ fn on_event(s: &mut State, e: Event) {
             s.running.clear();
             s.say(format!(
                 "the run stopped: {reason}{}",
-                if resumable {
-                    " (saved; `evootter open` continues it)"
-                } else {
-                    ""
+                match resumable {
+                    // `EngineError::Budget`'s words.
+                    true if reason.starts_with("budget reached") => {
+                        " (saved; `evootter open DIR --budget-usd Y` continues it with a larger budget)"
+                    }
+                    true => " (saved; `evootter open` continues it)",
+                    false => "",
                 }
             ));
         }

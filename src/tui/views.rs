@@ -51,11 +51,25 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
         );
         return;
     }
+    // A long message (why the run stopped, say) wraps onto up to a quarter of the screen
+    // rather than being cut at its width.
+    let notice = match (&c.state.prompt, c.state.notice.as_deref()) {
+        (None, Some(n)) if !n.is_empty() => Some(
+            Paragraph::new(format!(" {n}"))
+                .style(t.style(Role::Warning))
+                .wrap(Wrap { trim: false }),
+        ),
+        _ => None,
+    };
+    let message_lines = notice.as_ref().map_or(1, |p| {
+        p.line_count(area.width)
+            .clamp(1, usize::from(area.height / 4).max(1)) as u16
+    });
     let [tabs, body, status, message, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(message_lines),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -80,11 +94,9 @@ pub fn draw(f: &mut Frame, c: &Ctx) {
             message,
         ),
         None => {
-            let notice = c.state.notice.as_deref().unwrap_or("");
-            f.render_widget(
-                Paragraph::new(format!(" {notice}")).style(t.style(Role::Warning)),
-                message,
-            );
+            if let Some(p) = notice {
+                f.render_widget(p, message);
+            }
         }
     }
     draw_footer(f, c, footer);
@@ -1453,6 +1465,24 @@ mod tests {
         }
         update(&mut s, Action::Help);
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
+    }
+
+    /// Why a run stopped is read whole at 80x24: the message line wraps.
+    #[test]
+    fn a_long_message_wraps_instead_of_being_cut() {
+        let l = looks();
+        let mut s = state(80, 24);
+        let why = "the run stopped: budget reached: the next model call (generate, about \
+                   $0.0075: 1417 tokens in, up to 215 out) would take the run's spending from \
+                   $0.0265 past --budget-usd 0.03; the call was not made";
+        s.notice = Some(why.to_string());
+        let text = format!("{}", drawn(&s, &l).backend());
+        for word in ["generate,", "$0.0265", "--budget-usd", "not made"] {
+            assert!(text.contains(word), "{word}: {text}");
+        }
+        // The footer still shows, last.
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.contains("quit"), "{last}");
     }
 
     /// `doc` on the Grid at 120x36, showing generation 0.
