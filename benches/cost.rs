@@ -47,23 +47,14 @@ fn sync_run(ex: &Path, min_cached: usize, tmp: &Path) -> serde_json::Value {
         min_cached,
     ));
     let out = tmp.join(format!("out-{min_cached}"));
-    let cache = tmp.join(format!("cache-{min_cached}"));
-    let o = bin()
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("XDG_CACHE_HOME", &cache)
-        .env("XDG_CONFIG_HOME", cache.join("no-config"))
-        .args(["run", "--start", "basebrt", "--instance"])
+    let mut run = bin();
+    run.args(["run", "--start", "basebrt", "--instance"])
         .arg(ex)
-        .args([
-            "--llm",
-            "anthropic",
-            "--model",
-            "claude-sonnet-4-5",
-            "--base-url",
-        ])
-        .arg(&server.base_url)
         .arg("--out")
-        .arg(&out)
+        .arg(&out);
+    let home = tmp.join(format!("home-{min_cached}"));
+    let o = Wire::Anthropic
+        .talk(&mut run, &server.base_url, KEY, &home)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
@@ -86,25 +77,17 @@ fn main() {
     ));
     let dir = tmp.path().join("bench");
     let rows = rows_file(&dir, &dir.join("repos"), &EXAMPLES);
-    let o = bin()
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("XDG_CONFIG_HOME", dir.join("config"))
+    let mut bench = bin();
+    bench
         .args(["bench", "--parallel", "5", "--instances"])
         .arg(&rows)
         .arg("--repos")
         .arg(dir.join("repos"))
         .arg("--out")
         .arg(dir.join("batch"))
-        .args([
-            "--llm",
-            "anthropic",
-            "--model",
-            "claude-sonnet-4-5",
-            "--base-url",
-            &server.base_url,
-        ])
-        .args(["--llm-batch", "--llm-batch-poll", "0.05"])
+        .args(["--llm-batch", "--llm-batch-poll", "0.05"]);
+    let o = Wire::Anthropic
+        .talk(&mut bench, &server.base_url, KEY, &dir)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));

@@ -13,8 +13,8 @@ fn a_run_stops_before_its_budget_and_resumes_with_a_larger_one() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let server = rt.block_on(serve_script(&ex.join("llm_script.json"), Wire::Anthropic));
     let tmp = tempfile::tempdir().unwrap();
-    let (out, cache) = (tmp.path().join("out"), tmp.path().join("cache"));
-    let o = http_run(&ex, Wire::Anthropic, &server, &out, &cache)
+    let (out, home) = (tmp.path().join("out"), tmp.path().join("home"));
+    let o = http_run(&ex, Wire::Anthropic, &server, &out, &home)
         .args(["--budget-usd", "0.03"])
         .output()
         .unwrap();
@@ -45,8 +45,8 @@ fn a_run_stops_before_its_budget_and_resumes_with_a_larger_one() {
     let resume = |extra: &[&str]| {
         bin()
             .env("ANTHROPIC_API_KEY", KEY)
-            .env("XDG_CACHE_HOME", &cache)
-            .env("XDG_CONFIG_HOME", cache.join("no-config"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
             .args(["run", "--resume"])
             .arg(&out)
             .args(extra)

@@ -14,32 +14,17 @@ const KEY: &str = "sk-batch-NEVER-STORED";
 const NAMES: [&str; 2] = ["envconf_errors", "ministats_missing"];
 
 fn bench(server: &MockServer, wire: Wire, dir: &Path) -> std::process::Command {
-    let (provider, var, model) = match wire {
-        Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
-        Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
-    };
     let rows = dir.join("rows.jsonl");
     if !rows.exists() {
         rows_file(dir, &dir.join("repos"), &NAMES);
     }
     let mut c = bin();
-    c.env(var, KEY)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .args(["bench", "--parallel", "2", "--instances"])
+    c.args(["bench", "--parallel", "2", "--instances"])
         .arg(&rows)
         .arg("--repos")
         .arg(dir.join("repos"))
         .arg("--out")
         .arg(dir.join("batch"))
-        .args([
-            "--llm",
-            provider,
-            "--model",
-            model,
-            "--base-url",
-            &server.base_url,
-        ])
         .args([
             "--llm-batch",
             "--llm-batch-poll",
@@ -47,6 +32,7 @@ fn bench(server: &MockServer, wire: Wire, dir: &Path) -> std::process::Command {
             "--llm-batch-gather",
             "60",
         ]);
+    wire.talk(&mut c, &server.base_url, KEY, dir);
     c
 }
 
@@ -131,6 +117,19 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
         }
     }
     assert_eq!((batched + alone, alone), (a + b, 1));
+    // envconf's issue and functions pass Anthropic's minimum cacheable prefix: its later
+    // steps read them from the provider's cache, as the batches' usage says.
+    let envconf = calls(tmp.path(), "envconf_errors");
+    let used = |k: &str| {
+        envconf
+            .iter()
+            .filter(|c| c[k].as_u64().unwrap_or(0) > 0)
+            .count()
+    };
+    assert!(
+        used("cache_write_tokens") >= 1 && used("cache_read_tokens") >= 1,
+        "{envconf:#?}"
+    );
     let summary = read_json(&tmp.path().join("batch/summary.json"));
     assert_eq!(summary["calls_in_provider_batches"], batched, "{summary:#}");
     let per = summary["cost_per_instance_usd"].as_f64().unwrap();

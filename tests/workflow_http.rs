@@ -13,28 +13,20 @@ use std::path::Path;
 pub const KEY: &str = "sk-e2e-NEVER-STORED";
 
 /// `evootter run` of the example's full workflow with the model behind `server` (speaking
-/// `wire`), the response cache in `cache`.
+/// `wire`), the user's cache and config directories under `home`.
 pub fn http_run(
     ex: &Path,
     wire: Wire,
     server: &mock_http::MockServer,
     out: &Path,
-    cache: &Path,
+    home: &Path,
 ) -> std::process::Command {
-    let (provider, var, model) = match wire {
-        Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
-        Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
-    };
     let mut c = bin();
-    c.env(var, KEY)
-        .env("XDG_CACHE_HOME", cache)
-        .env("XDG_CONFIG_HOME", cache.join("no-config"))
-        .args(["run", "--start", "basebrt", "--instance"])
+    c.args(["run", "--start", "basebrt", "--instance"])
         .arg(ex)
-        .args(["--llm", provider, "--model", model, "--base-url"])
-        .arg(&server.base_url)
         .arg("--out")
         .arg(out);
+    wire.talk(&mut c, &server.base_url, KEY, home);
     c
 }
 

@@ -78,6 +78,45 @@ pub trait BatchApi: Model {
     ) -> BoxFuture<'a, Result<BTreeMap<String, Outcome>, LlmError>>;
 }
 
+/// Implements [`BatchApi`] for a provider by its inherent `submit_batch`, `batch_status` and
+/// `batch_results`.
+macro_rules! batch_api_by {
+    ($provider:ty) => {
+        impl $crate::llm::batch::BatchApi for $provider {
+            fn submit<'a>(
+                &'a self,
+                requests: &'a [$crate::llm::batch::BatchRequest],
+            ) -> $crate::llm::BoxFuture<'a, Result<String, $crate::llm::LlmError>> {
+                Box::pin(self.submit_batch(requests))
+            }
+
+            fn status<'a>(
+                &'a self,
+                batch: &'a str,
+            ) -> $crate::llm::BoxFuture<
+                'a,
+                Result<$crate::llm::batch::BatchStatus, $crate::llm::LlmError>,
+            > {
+                Box::pin(self.batch_status(batch))
+            }
+
+            fn results<'a>(
+                &'a self,
+                batch: &'a str,
+            ) -> $crate::llm::BoxFuture<
+                'a,
+                Result<
+                    std::collections::BTreeMap<String, $crate::llm::batch::Outcome>,
+                    $crate::llm::LlmError,
+                >,
+            > {
+                Box::pin(self.batch_results(batch))
+            }
+        }
+    };
+}
+pub(crate) use batch_api_by;
+
 /// How long to gather calls and how often to poll.
 #[derive(Debug, Clone, Copy)]
 pub struct Pacing {

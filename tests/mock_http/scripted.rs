@@ -18,6 +18,28 @@ pub enum Wire {
     OpenAi,
 }
 
+impl Wire {
+    /// `cmd` (an `evootter run` or `bench`) talking to the server at `base_url` in this wire
+    /// format: `--llm`, `--model` and `--base-url`, `key` in the provider's variable, and the
+    /// user's cache and config directories under `home` (no response cache of the user's).
+    pub fn talk<'c>(
+        self,
+        cmd: &'c mut std::process::Command,
+        base_url: &str,
+        key: &str,
+        home: &Path,
+    ) -> &'c mut std::process::Command {
+        let (provider, var, model) = match self {
+            Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+            Wire::OpenAi => ("openai", "OPENAI_API_KEY", "gpt-4.1"),
+        };
+        cmd.env(var, key)
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .args(["--llm", provider, "--model", model, "--base-url", base_url])
+    }
+}
+
 /// A phrase of each prompt template that only that step's prompt contains.
 const MARKERS: &[(&str, &str)] = &[
     ("Your task is to find the source files", "localize_files"),

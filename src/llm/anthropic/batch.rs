@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Anthropic, PROVIDER};
-use crate::llm::batch::{BatchApi, BatchRequest, BatchStatus, Counts, Outcome};
+use crate::llm::LlmError;
+use crate::llm::batch::{BatchRequest, BatchStatus, Counts, Outcome};
 use crate::llm::retry::preview;
-use crate::llm::{BoxFuture, LlmError};
 
 #[derive(Deserialize)]
 struct Batch {
@@ -120,22 +120,4 @@ impl Anthropic {
     }
 }
 
-impl BatchApi for Anthropic {
-    fn submit<'a>(
-        &'a self,
-        requests: &'a [BatchRequest],
-    ) -> BoxFuture<'a, Result<String, LlmError>> {
-        Box::pin(self.submit_batch(requests))
-    }
-
-    fn status<'a>(&'a self, batch: &'a str) -> BoxFuture<'a, Result<BatchStatus, LlmError>> {
-        Box::pin(self.batch_status(batch))
-    }
-
-    fn results<'a>(
-        &'a self,
-        batch: &'a str,
-    ) -> BoxFuture<'a, Result<BTreeMap<String, Outcome>, LlmError>> {
-        Box::pin(self.batch_results(batch))
-    }
-}
+crate::llm::batch::batch_api_by!(Anthropic);

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{OpenAi, PROVIDER, Payload};
-use crate::llm::batch::{BatchApi, BatchRequest, BatchStatus, Counts, Outcome};
+use crate::llm::LlmError;
+use crate::llm::batch::{BatchRequest, BatchStatus, Counts, Outcome};
 use crate::llm::retry::preview;
-use crate::llm::{BoxFuture, LlmError};
 
 /// Whichever of these a batch is in, none of its requests will change any more.
 const ENDED: [&str; 4] = ["completed", "failed", "expired", "cancelled"];
@@ -183,22 +183,4 @@ impl OpenAi {
     }
 }
 
-impl BatchApi for OpenAi {
-    fn submit<'a>(
-        &'a self,
-        requests: &'a [BatchRequest],
-    ) -> BoxFuture<'a, Result<String, LlmError>> {
-        Box::pin(self.submit_batch(requests))
-    }
-
-    fn status<'a>(&'a self, batch: &'a str) -> BoxFuture<'a, Result<BatchStatus, LlmError>> {
-        Box::pin(self.batch_status(batch))
-    }
-
-    fn results<'a>(
-        &'a self,
-        batch: &'a str,
-    ) -> BoxFuture<'a, Result<BTreeMap<String, Outcome>, LlmError>> {
-        Box::pin(self.batch_results(batch))
-    }
-}
+crate::llm::batch::batch_api_by!(OpenAi);
