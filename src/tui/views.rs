@@ -1312,6 +1312,9 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
     }
     let [list, detail] =
         Layout::vertical([Constraint::Percentage(35), Constraint::Percentage(65)]).areas(area);
+    // One model for all calls (the common case): named in the title, so each line keeps
+    // room for its cost at 80 columns. The cache and batch details are the selected call's.
+    let one_model = calls.iter().all(|x| x.model == calls[0].model);
     let mut lines = vec![];
     for (i, call) in calls.iter().enumerate() {
         let style = if i == s.transcript_call {
@@ -1319,45 +1322,70 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
         } else {
             t.style(Role::Text)
         };
+        let model = if one_model {
+            String::new()
+        } else {
+            format!("{:<22} ", truncate(&call.model, 22))
+        };
+        let marks = format!(
+            "{}{}",
+            if call.cache_read_tokens + call.cache_write_tokens > 0 {
+                " c"
+            } else {
+                ""
+            },
+            if call.batch.is_some() { " b" } else { "" }
+        );
         lines.push(Line::styled(
             format!(
-                "{:>3} {:<20} {:<22} {:>7} in {:>6} out {:>6.1} s {}",
+                "{:>3} {:<20} {model}{:>7} in {:>6} out {:>5.1} s {:>9}{marks}",
                 i + 1,
                 call.step,
-                truncate(&call.model, 22),
                 call.input_tokens,
                 call.output_tokens,
                 call.latency_ms as f64 / 1000.0,
                 call.cost_label()
-            ) + &if call.cache_read_tokens + call.cache_write_tokens > 0 {
-                // The provider's prompt cache, when it was at work.
-                format!(
-                    "  (prompt cache: {} read, {} written)",
-                    call.cache_read_tokens, call.cache_write_tokens
-                )
-            } else {
-                String::new()
-            } + &call
-                .batch
-                .as_deref()
-                .map_or(String::new(), |b| format!("  (batch {b}, half price)")),
+            ),
             style,
         ));
     }
     let skip = s
         .transcript_call
         .saturating_sub(usize::from(list.height.saturating_sub(3)));
+    let title = if one_model {
+        format!(
+            " Model: {}, {} calls (h/l; c: prompt cache, b: batch) ",
+            calls[0].model,
+            calls.len()
+        )
+    } else {
+        format!(
+            " Model: {} calls (h/l; c: prompt cache, b: batch) ",
+            calls.len()
+        )
+    };
     f.render_widget(
         Paragraph::new(lines)
-            .block(block(
-                c,
-                format!(" Model: {} calls (h/l between calls) ", calls.len()),
-            ))
+            .block(block(c, title))
             .scroll((skip as u16, 0)),
         list,
     );
     let call = &calls[s.transcript_call.min(calls.len() - 1)];
     let mut d: Vec<Line> = vec![];
+    // What it cost, as the provider counted it, first (it wraps, so it is read whole).
+    d.push(Line::styled("usage", t.style(Role::Header)));
+    d.push(Line::raw(format!(
+        "{} new input tokens, {} written to the provider's prompt cache, {} read from it, {} \
+         output; {}{}",
+        call.input_tokens,
+        call.cache_write_tokens,
+        call.cache_read_tokens,
+        call.output_tokens,
+        call.cost_label(),
+        call.batch.as_deref().map_or(String::new(), |b| format!(
+            " (answered in provider batch {b}, at half price)"
+        ))
+    )));
     if let Some(sys) = &call.request.system {
         d.push(Line::styled("system", t.style(Role::Header)));
         d.extend(sys.lines().map(|l| Line::raw(l.to_string())));
@@ -1483,6 +1511,54 @@ mod tests {
         // The footer still shows, last.
         let last = text.lines().last().unwrap_or_default();
         assert!(last.contains("quit"), "{last}");
+    }
+
+    /// The Model screen at 80 columns: every call's cost, whether the provider's cache or a
+    /// batch was at work, and the selected call's usage in words.
+    #[test]
+    fn the_model_screen_shows_each_calls_cost_at_80_columns() {
+        let l = looks();
+        let keymap = Keymap::load(None).unwrap();
+        let mut doc = fixture::finished_session();
+        let req = crate::llm::LlmRequest::single("crossover", None, "the prompt", 100);
+        let reply = crate::llm::LlmReply {
+            text: "the reply".into(),
+            input_tokens: 1200,
+            output_tokens: 3400,
+            cache_write_tokens: 0,
+            cache_read_tokens: 2048,
+            model: "claude-sonnet-4-5-20250929".into(),
+            stop_reason: None,
+            latency_ms: 41_000,
+            cached: false,
+            batch: Some("msgbatch_0123456789abcdef".into()),
+        };
+        let prices = crate::llm::price::PriceTable::builtin();
+        doc.llm_calls = vec![crate::llm::CallRecord::new(&req, &reply, &prices); 2];
+        let mut s = State::new(Arc::new(doc), true, help_len(&keymap));
+        update(
+            &mut s,
+            Action::Resize {
+                width: 80,
+                height: 24,
+            },
+        );
+        update(&mut s, Action::Transcript);
+        let text = format!("{}", drawn(&s, &l).backend());
+        // (1200 x 3 + 2048 x 0.30 + 3400 x 15) / 1e6, halved.
+        assert!(text.contains("$0.0276 c b"), "{text}");
+        assert!(
+            text.contains("Model: claude-sonnet-4-5-20250929, 2 calls"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0 written to the provider's prompt cache, 2048 read"),
+            "{text}"
+        );
+        assert!(
+            text.contains("msgbatch_0123456789abcdef") && text.contains("at half price)"),
+            "{text}"
+        );
     }
 
     /// `doc` on the Grid at 120x36, showing generation 0.
