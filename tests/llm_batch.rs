@@ -255,3 +255,61 @@ fn a_bench_killed_while_its_batch_runs_polls_it_again_and_pays_once() {
         );
     }
 }
+
+#[test]
+fn a_total_budget_stops_the_batch_before_it_is_crossed_and_a_larger_one_resumes_it() {
+    let exs = examples_of(&NAMES);
+    let exs: Vec<&Path> = exs.iter().map(|p| p.as_path()).collect();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, provider) = rt.block_on(Provider::serve(&exs, Wire::Anthropic, Faults::default()));
+    let tmp = tempfile::tempdir().unwrap();
+    let spent = || -> f64 {
+        NAMES
+            .iter()
+            .flat_map(|n| calls(tmp.path(), n))
+            .map(|c| c["cost_usd"].as_f64().unwrap())
+            .sum()
+    };
+    let o = bench(&server, Wire::Anthropic, tmp.path())
+        .args(["--budget-usd-total", "0.03"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    // Each instance stopped at the call that would have crossed, the two together counted.
+    for name in NAMES {
+        let rec = read_json(
+            &tmp.path()
+                .join(format!("batch/evootter__{name}-1/instance.json")),
+        );
+        let error = rec["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("budget reached")
+                && error.contains("would take the batch's spending from $")
+                && error.contains("past --budget-usd-total 0.03")
+                && error.contains("(the same bench with a larger --budget-usd-total resumes it)"),
+            "{name}: {rec:#}"
+        );
+    }
+    let first = spent();
+    assert!(first > 0.015 && first <= 0.03, "{first}");
+    let sent: usize = provider.batches().iter().map(|(_, r)| r.len()).sum();
+
+    let o = bench(&server, Wire::Anthropic, tmp.path())
+        .args(["--budget-usd-total", "1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    for name in NAMES {
+        let rec = read_json(
+            &tmp.path()
+                .join(format!("batch/evootter__{name}-1/instance.json")),
+        );
+        assert_eq!(rec["score"]["f2p"], true, "{name}: {rec:#}");
+    }
+    // Every call was paid once: what the provider answered is what the sessions hold.
+    let all: usize = provider.batches().iter().map(|(_, r)| r.len()).sum();
+    let recorded: usize = NAMES.iter().map(|n| calls(tmp.path(), n).len()).sum();
+    assert_eq!(all, recorded, "{} before the stop", sent);
+    assert!(spent() > first);
+}

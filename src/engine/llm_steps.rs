@@ -129,8 +129,25 @@ impl Engine {
         }
         let mut req = LlmRequest::single(step, rendered.system.map(redact), user, MAX_REPLY_TOKENS);
         req.cache_points = points;
-        self.within_budgets(&req, model.as_ref())?;
-        let reply = match model.complete(req.clone()).await {
+        // The steps that write tests say how many (they decide a reply's length).
+        let tests = match kind {
+            PromptKind::GenerateMany | PromptKind::Crossover => ctx["n"].as_u64(),
+            PromptKind::GenerateOne => Some(1),
+            _ => None,
+        };
+        let est = self.within_budgets(&req, model.as_ref(), tests)?;
+        let reply = model.complete(req.clone()).await;
+        let record = reply
+            .as_ref()
+            .ok()
+            .map(|r| CallRecord::new(&req, r, &self.prices));
+        if let Some(est) = &est {
+            let usd = record.as_ref().and_then(|r| r.cost_usd).unwrap_or(0.0);
+            for b in &self.budgets {
+                b.settle(est, usd);
+            }
+        }
+        let reply = match reply {
             Ok(r) => r,
             // A script recorded for another run (the user curated the population, say) has no
             // reply that fits: where a rule decides without the model (selection, crossover),
@@ -144,7 +161,7 @@ impl Engine {
             }
             Err(e) => return Err(llm_err(e.to_string())),
         };
-        let record = CallRecord::new(&req, &reply, &self.prices);
+        let record = record.unwrap_or_else(|| CallRecord::new(&req, &reply, &self.prices));
         self.last_request = Some(req);
         self.emit(Event::LlmCalled {
             step: record.step.clone(),
@@ -155,18 +172,21 @@ impl Engine {
             cost_usd: record.cost_usd,
             cached: record.cached,
         });
-        for b in &self.budgets {
-            b.add(record.cost_usd.unwrap_or(0.0));
-        }
         self.doc.llm_calls.push(record);
         Ok(reply.text)
     }
 
     /// Refuses `req` when its estimated cost would take a budget's spending past it. The run
     /// then stops as for any resumable error, its session saved.
-    fn within_budgets(&self, req: &LlmRequest, model: &dyn Model) -> Result<(), EngineError> {
+    /// Returns the estimate the budgets count until the call is settled.
+    fn within_budgets(
+        &self,
+        req: &LlmRequest,
+        model: &dyn Model,
+        tests: Option<u64>,
+    ) -> Result<Option<crate::llm::budget::Estimate>, EngineError> {
         if self.budgets.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let name = model.model_id().unwrap_or_else(|| model.describe());
         let Some(price) = self.prices.price(&name) else {
@@ -176,18 +196,26 @@ impl Engine {
                  USD per million tokens)"
             )));
         };
-        let est = crate::llm::budget::estimate(req, &self.doc.llm_calls, price);
+        let mut est = crate::llm::budget::estimate(req, &self.doc.llm_calls, price, tests);
+        // A provider batch bills half (a request failing in it and sent alone costs the
+        // whole, which the next estimate's spending counts).
+        est.usd *= model.billed_share();
         let run_usd = self
             .doc
             .llm_calls
             .iter()
             .filter_map(|c| c.cost_usd)
             .fold(0.0, |a, c| a + c);
-        for b in &self.budgets {
-            b.check(&req.step, &est, run_usd)
-                .map_err(EngineError::Budget)?;
+        for (i, b) in self.budgets.iter().enumerate() {
+            if let Err(e) = b.check(&req.step, &est, run_usd) {
+                // The ones that counted it give it back.
+                for earlier in &self.budgets[..i] {
+                    earlier.settle(&est, 0.0);
+                }
+                return Err(EngineError::Budget(e));
+            }
         }
-        Ok(())
+        Ok(Some(est))
     }
 
     /// What the model sees of each test: its source and its output on `c_old`.

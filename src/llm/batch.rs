@@ -458,6 +458,10 @@ impl Model for BatchClient {
         self.shared.api.model_id()
     }
 
+    fn billed_share(&self) -> f64 {
+        crate::llm::price::BATCH_DISCOUNT
+    }
+
     fn cache_identity(&self) -> Option<String> {
         self.shared.api.cache_identity()
     }

@@ -11,12 +11,18 @@ use crate::llm::{CallRecord, LlmRequest};
 /// Tokens per prompt byte before the run has seen a provider count any (English and code run
 /// at about 4 bytes a token; a third over-estimates, which stops early rather than late).
 const TOKENS_PER_BYTE: f64 = 1.0 / 3.0;
-/// The reply assumed for the first call of a run, when no reply has been seen yet.
+/// The reply assumed for a step's first call when nothing tells more, nor has any reply been
+/// seen yet.
 pub const FIRST_REPLY_TOKENS: u64 = 1024;
+/// What a test file the model writes is assumed to take, for a step's first call that asks
+/// for tests (the bundled examples' run about 240 tokens a test; larger repositories' more):
+/// over rather than under, so a budget stops early rather than late.
+pub const TOKENS_PER_TEST: u64 = 500;
 
 /// What the next call will likely cost: its prompt's tokens (at the uncached input price, as
 /// if nothing were read from the provider's cache) and a reply as long as the step's longest
-/// so far (else the run's longest, else [`FIRST_REPLY_TOKENS`]).
+/// so far; for a step's first call, `tests` test files ([`TOKENS_PER_TEST`] each) when it asks
+/// for some, else the run's longest reply, at least [`FIRST_REPLY_TOKENS`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
     pub input_tokens: u64,
@@ -24,7 +30,12 @@ pub struct Estimate {
     pub usd: f64,
 }
 
-pub fn estimate(req: &LlmRequest, earlier: &[CallRecord], price: Price) -> Estimate {
+pub fn estimate(
+    req: &LlmRequest,
+    earlier: &[CallRecord],
+    price: Price,
+    tests: Option<u64>,
+) -> Estimate {
     let sent: Vec<&CallRecord> = earlier.iter().filter(|c| !c.cached).collect();
     let bytes = |c: &CallRecord| {
         c.request.system.as_ref().map_or(0, String::len)
@@ -59,8 +70,8 @@ pub fn estimate(req: &LlmRequest, earlier: &[CallRecord], price: Price) -> Estim
             .max()
     };
     let output_tokens = longest(Some(&req.step))
-        .or_else(|| longest(None))
-        .unwrap_or(FIRST_REPLY_TOKENS)
+        .or_else(|| tests.map(|n| n * TOKENS_PER_TEST))
+        .unwrap_or_else(|| longest(None).unwrap_or(0).max(FIRST_REPLY_TOKENS))
         .min(u64::from(req.max_tokens.max(1)));
     let usd = (input_tokens as f64 * price.input + output_tokens as f64 * price.output) / 1e6;
     Estimate {
@@ -113,10 +124,11 @@ impl Budget {
         }
     }
 
-    /// Counts a call the run has paid for.
-    pub fn add(&self, usd: f64) {
+    /// A call [`Budget::check`] let through has ended: its estimate, counted against a shared
+    /// budget while it ran, is replaced by what it cost (nothing when it failed).
+    pub fn settle(&self, est: &Estimate, usd: f64) {
         if let Spent::Shared(s) = &self.spent {
-            *s.lock().unwrap_or_else(|e| e.into_inner()) += usd;
+            *s.lock().unwrap_or_else(|e| e.into_inner()) += usd - est.usd;
         }
     }
 
@@ -126,9 +138,21 @@ impl Budget {
     }
 
     /// `Err` with the words for the user when `step`'s call, estimated at `est`, would take
-    /// the spending past the limit.
+    /// the spending past the limit. A shared budget counts the estimate at once, until
+    /// [`Budget::settle`]: the runs sharing it check one at a time, so two calls that each
+    /// fit cannot cross it together.
     pub fn check(&self, step: &str, est: &Estimate, run_usd: f64) -> Result<(), String> {
-        let spent = self.spent(run_usd);
+        let spent = match &self.spent {
+            Spent::Run => run_usd,
+            Spent::Shared(s) => {
+                let mut spent = s.lock().unwrap_or_else(|e| e.into_inner());
+                if *spent + est.usd <= self.limit_usd {
+                    *spent += est.usd;
+                    return Ok(());
+                }
+                *spent
+            }
+        };
         if spent + est.usd <= self.limit_usd {
             return Ok(());
         }
@@ -182,7 +206,7 @@ mod tests {
         let sonnet = PriceTable::builtin().price("claude-sonnet-4-5").unwrap();
         let req = LlmRequest::single("crossover", None, "x".repeat(3000), 16_000);
         // Nothing seen: a third of a token per byte and the first-reply assumption.
-        let e = estimate(&req, &[], sonnet);
+        let e = estimate(&req, &[], sonnet, None);
         assert_eq!(
             (e.input_tokens, e.output_tokens),
             (1000, FIRST_REPLY_TOKENS)
@@ -194,11 +218,20 @@ mod tests {
             record("crossover", "", 0, 0),
             record("crossover", &"z".repeat(10), 0, 900),
         ];
-        let e = estimate(&req, &seen, sonnet);
+        let e = estimate(&req, &seen, sonnet, Some(4));
         assert_eq!((e.input_tokens, e.output_tokens), (750, 900));
-        // A step not seen yet takes the run's longest reply.
+        // A step not seen yet takes the tests it asks for, else the run's longest reply, at
+        // least the first-reply assumption.
         let select = LlmRequest::single("select", None, "", 16_000);
-        assert_eq!(estimate(&select, &seen, sonnet).output_tokens, 2000);
+        assert_eq!(estimate(&select, &seen, sonnet, None).output_tokens, 2000);
+        assert_eq!(
+            estimate(&select, &seen[1..], sonnet, None).output_tokens,
+            1024
+        );
+        assert_eq!(
+            estimate(&select, &seen, sonnet, Some(8)).output_tokens,
+            4000
+        );
     }
 
     #[test]
@@ -221,14 +254,20 @@ mod tests {
         assert!(err.contains("the run's spending from $0.0801"), "{err}");
         let total = Budget::shared("--budget-usd-total", 1.0, 0.5);
         assert!(total.check("select", &est, 99.0).is_ok(), "its own count");
-        total.add(0.49);
-        let err = total.check("select", &est, 0.0).unwrap_err();
+        // Counted while it runs: a second call that fits alone would cross with it.
+        let near = Estimate { usd: 0.49, ..est };
+        let err = total.check("select", &near, 0.0).unwrap_err();
         assert!(
             err.contains("the batch's") && err.contains("--budget-usd-total"),
             "{err}"
         );
+        assert!(err.contains("from $0.5200"), "{err}");
+        // It cost less than estimated: the second fits now.
+        total.settle(&est, 0.01);
+        assert!(total.check("select", &near, 0.0).is_ok());
+        assert!(total.exhausted(), "what runs counts: nothing more starts");
+        // It failed: nothing spent on it, and room again.
+        total.settle(&near, 0.0);
         assert!(!total.exhausted());
-        total.add(0.01);
-        assert!(total.exhausted());
     }
 }

@@ -139,6 +139,10 @@ impl<M: Model> Model for CachedModel<M> {
         self.inner.model_id()
     }
 
+    fn billed_share(&self) -> f64 {
+        self.inner.billed_share()
+    }
+
     fn cache_identity(&self) -> Option<String> {
         self.inner.cache_identity()
     }

@@ -140,6 +140,12 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// The share of the price table's price this model is billed (a provider batch's
+    /// discount), for estimating a call before it is made.
+    fn billed_share(&self) -> f64 {
+        1.0
+    }
+
     /// Everything besides the request that determines the reply (provider, model, base URL,
     /// thinking budget), used as part of the response-cache key. `None` means "do not cache"
     /// (scripted replies are already free and must stay step-ordered).
@@ -166,6 +172,9 @@ macro_rules! forward_model {
             }
             fn model_id(&self) -> Option<String> {
                 (**self).model_id()
+            }
+            fn billed_share(&self) -> f64 {
+                (**self).billed_share()
             }
             fn cache_identity(&self) -> Option<String> {
                 (**self).cache_identity()
