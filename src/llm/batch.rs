@@ -414,11 +414,6 @@ impl Batcher {
             shared: self.shared.clone(),
         }
     }
-
-    /// Batches still named open in the journal (for a final word when the bench ends).
-    pub fn open_batches(&self) -> usize {
-        lock(&self.shared.state).running.len()
-    }
 }
 
 fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
