@@ -199,7 +199,7 @@ fn a_bench_killed_while_its_batch_runs_polls_it_again_and_pays_once() {
         let detail = r.state.detail().unwrap_or_default();
         assert!(
             detail.contains(&format!(
-                "its call in llm batch {} (submitted at ",
+                "its call waits in llm batch {} since ",
                 first[0].0
             )),
             "{}: {detail}",

@@ -223,8 +223,8 @@ impl BatchDir {
                             step.push_str(&format!(", waiting on llm batch {batch} since {since}"))
                         }
                         State::Interrupted { step } => step.push_str(&format!(
-                            ", its call in llm batch {batch} (submitted at {since}; bench again \
-                             polls it)"
+                            ", its call waits in llm batch {batch} since {since}: bench again \
+                             polls it"
                         )),
                         _ => {}
                     }
