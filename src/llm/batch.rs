@@ -341,9 +341,26 @@ struct State {
     /// Request key -> batch holding it.
     open: HashMap<String, String>,
     /// Answers not yet taken, by request key (answers of a resumed batch wait here for the
-    /// instance that asks).
-    answered: HashMap<String, LlmReply>,
-    failed: HashMap<String, String>,
+    /// instance that asks); more than one when instances sent the same request.
+    answered: HashMap<String, Vec<LlmReply>>,
+    failed: HashMap<String, Vec<String>>,
+}
+
+impl State {
+    /// One of the answers (else failures) filed for `key`.
+    fn take(&mut self, key: &str) -> Option<Result<LlmReply, String>> {
+        fn pop<T>(m: &mut HashMap<String, Vec<T>>, key: &str) -> Option<T> {
+            let v = m.get_mut(key)?;
+            let t = v.pop();
+            if v.is_empty() {
+                m.remove(key);
+            }
+            t
+        }
+        pop(&mut self.answered, key)
+            .map(Ok)
+            .or_else(|| pop(&mut self.failed, key).map(Err))
+    }
 }
 
 struct Shared {
@@ -469,13 +486,10 @@ async fn complete(
 ) -> Result<LlmReply, LlmError> {
     let key = ResponseCache::key(&shared.identity, &req);
     let label = format!("{instance} {}", req.step);
-    // Already answered (a batch of an earlier run), in a batch still running, or queued.
+    // In a batch (still running, or ended with its answer waiting), or queued for the next.
     let mut queued = None;
     let batch = {
         let mut st = lock(&shared.state);
-        if let Some(reply) = st.answered.remove(&key) {
-            return Ok(reply);
-        }
         match st.open.get(&key).cloned() {
             Some(b) => Some(b),
             None => {
@@ -546,13 +560,12 @@ async fn take_or_retry(
 ) -> Result<LlmReply, LlmError> {
     let taken = {
         let mut st = lock(&shared.state);
-        let taken = match st.answered.remove(key) {
-            Some(reply) => Ok(reply),
-            None => Err(st
-                .failed
-                .remove(key)
-                .unwrap_or_else(|| "no result for it".to_string())),
-        };
+        let taken = st
+            .take(key)
+            .unwrap_or_else(|| Err("no result for it".to_string()));
+        if !st.answered.contains_key(key) && !st.failed.contains_key(key) {
+            st.open.remove(key);
+        }
         let done = st.running.get_mut(batch).is_some_and(|r| {
             r.left = r.left.saturating_sub(1);
             r.left == 0
@@ -737,27 +750,31 @@ async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
             return;
         };
         let requests = r.requests.clone();
+        // The keys stay open (naming this batch) until their answers are taken.
         for (custom_id, (key, _)) in requests {
-            st.open.remove(&key);
             match outcome.as_ref().map(|o| o.get(&custom_id)) {
                 Ok(Some(Outcome::Answered(reply))) => {
                     let mut reply = reply.clone();
                     reply.batch = Some(batch.to_string());
-                    st.answered.insert(key, reply);
+                    st.answered.entry(key).or_default().push(reply);
                     answered += 1;
                 }
                 Ok(Some(Outcome::Failed(why))) => {
-                    st.failed.insert(key, why.clone());
+                    st.failed.entry(key).or_default().push(why.clone());
                     failed += 1;
                 }
                 Ok(None) => {
                     st.failed
-                        .insert(key, "the batch has no result for it".into());
+                        .entry(key)
+                        .or_default()
+                        .push("the batch has no result for it".into());
                     failed += 1;
                 }
                 Err(e) => {
                     st.failed
-                        .insert(key, format!("the batch could not be read: {e}"));
+                        .entry(key)
+                        .or_default()
+                        .push(format!("the batch could not be read: {e}"));
                     failed += 1;
                 }
             }
@@ -777,6 +794,126 @@ async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A provider whose batches end at the first poll, answering each request with its step,
+    /// except the steps named in `fail`; a request sent alone is answered `alone <step>`.
+    #[derive(Default)]
+    struct Fake {
+        fail: Vec<&'static str>,
+        batches: Mutex<Vec<Vec<BatchRequest>>>,
+        alone: Mutex<Vec<String>>,
+    }
+
+    fn reply(text: String) -> LlmReply {
+        LlmReply {
+            text,
+            input_tokens: 10,
+            output_tokens: 5,
+            cache_write_tokens: 0,
+            cache_read_tokens: 0,
+            model: "fake".into(),
+            stop_reason: None,
+            latency_ms: 0,
+            cached: false,
+            batch: None,
+        }
+    }
+
+    impl Model for Fake {
+        fn complete(&self, req: LlmRequest) -> BoxFuture<'_, Result<LlmReply, LlmError>> {
+            self.alone.lock().unwrap().push(req.step.clone());
+            Box::pin(async move { Ok(reply(format!("alone {}", req.step))) })
+        }
+        fn describe(&self) -> String {
+            "fake".into()
+        }
+        fn cache_identity(&self) -> Option<String> {
+            Some("fake".into())
+        }
+    }
+
+    impl BatchApi for Fake {
+        fn submit<'a>(
+            &'a self,
+            requests: &'a [BatchRequest],
+        ) -> BoxFuture<'a, Result<String, LlmError>> {
+            let mut b = self.batches.lock().unwrap();
+            b.push(requests.to_vec());
+            let id = format!("b{}", b.len());
+            Box::pin(async move { Ok(id) })
+        }
+        fn status<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<BatchStatus, LlmError>> {
+            Box::pin(async {
+                Ok(BatchStatus {
+                    status: "ended".into(),
+                    ended: true,
+                    counts: Counts::default(),
+                })
+            })
+        }
+        fn results<'a>(
+            &'a self,
+            batch: &'a str,
+        ) -> BoxFuture<'a, Result<BTreeMap<String, Outcome>, LlmError>> {
+            let n: usize = batch[1..].parse().unwrap();
+            let requests = self.batches.lock().unwrap()[n - 1].clone();
+            let out = requests
+                .into_iter()
+                .map(|r| {
+                    let o = if self.fail.contains(&r.req.step.as_str()) {
+                        Outcome::Failed("errored".into())
+                    } else {
+                        Outcome::Answered(reply(r.req.step.clone()))
+                    };
+                    (r.custom_id, o)
+                })
+                .collect();
+            Box::pin(async move { Ok(out) })
+        }
+    }
+
+    fn pacing() -> Pacing {
+        Pacing {
+            first_poll: Duration::from_millis(1),
+            max_poll: Duration::from_millis(5),
+            gather: Duration::from_secs(30),
+            news_every: Duration::from_secs(60),
+        }
+    }
+
+    #[tokio::test]
+    async fn participants_go_in_lockstep_and_a_failure_goes_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = Arc::new(Fake {
+            fail: vec!["select"],
+            ..Fake::default()
+        });
+        let batcher = Batcher::new(fake.clone(), dir.path(), None, pacing());
+        let (pa, pb) = (batcher.participant(), batcher.participant());
+        let (a, b) = (batcher.client("a"), batcher.client("b"));
+        // The same request from both (same prompt): one batch, each its own answer.
+        let same = LlmRequest::single("localize", None, "the same prompt", 100);
+        let (ra, rb) = tokio::join!(a.complete(same.clone()), b.complete(same.clone()));
+        assert_eq!(ra.unwrap().text, "localize");
+        let rb = rb.unwrap();
+        assert_eq!(
+            (rb.text.as_str(), rb.batch.as_deref()),
+            ("localize", Some("b1"))
+        );
+        assert_eq!(fake.batches.lock().unwrap()[0].len(), 2);
+        // b's run ends: a's next call goes at once, alone in its batch; its failure alone.
+        drop(pb);
+        let r = a
+            .complete(LlmRequest::single("select", None, "pick", 100))
+            .await
+            .unwrap();
+        assert_eq!((r.text.as_str(), r.batch), ("alone select", None));
+        assert_eq!(fake.batches.lock().unwrap().len(), 2);
+        assert_eq!(*fake.alone.lock().unwrap(), ["select"]);
+        drop(pa);
+        // Every batch was handed out: the journal has nothing open.
+        assert!(open_batches(&dir.path().join(JOURNAL)).is_empty());
+    }
 
     #[test]
     fn the_journal_names_what_waits_on_a_batch_until_it_is_collected() {
