@@ -157,6 +157,14 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
             ),
         "{shown}"
     );
+    // Per step too: envconf's two crossovers on one line.
+    assert!(
+        shown.contains("\nby step:\n")
+            && shown
+                .lines()
+                .any(|l| l.trim_start().starts_with("crossover ") && l.contains(" 2 call(s) ")),
+        "{shown}"
+    );
     // Every batch collected: a later bench has nothing to poll.
     let journal = std::fs::read_to_string(tmp.path().join("batch/llm_batches.jsonl")).unwrap();
     let count = |what: &str| journal.lines().filter(|l| l.contains(what)).count();

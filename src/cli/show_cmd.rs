@@ -222,6 +222,28 @@ fn show_calls(doc: &SessionDoc) {
                 .map_or(String::new(), |b| format!("  batch {b}"))
         );
     }
+    // Per step, in the order the steps first called.
+    let mut steps: Vec<(&str, evootter::llm::CallTotals)> = vec![];
+    for c in &doc.llm_calls {
+        match steps.iter_mut().find(|(s, _)| *s == c.step) {
+            Some((_, t)) => t.add(c),
+            None => steps.push((&c.step, evootter::llm::CallTotals::of([c]))),
+        }
+    }
+    println!("\nby step:");
+    for (step, t) in &steps {
+        println!(
+            "     {:<20} {:<22} {:>9} {:>8} {:>8} {:>9} {:>8.1} {:>9}",
+            step,
+            format!("{} call(s)", t.calls),
+            t.input_tokens,
+            t.cache_write_tokens,
+            t.cache_read_tokens,
+            t.output_tokens,
+            t.seconds,
+            t.cost_label()
+        );
+    }
     let t = evootter::llm::CallTotals::of(&doc.llm_calls);
     println!(
         "total: {} calls, {} tokens in, {} written to and {} read from the provider's prompt \
