@@ -706,6 +706,14 @@ async fn poll(shared: Arc<Shared>, batch: String) {
     }
 }
 
+/// An error that says nothing of the batch, only that the provider was not reached.
+fn unreachable(e: &LlmError) -> bool {
+    matches!(
+        e,
+        LlmError::RetriesExhausted { .. } | LlmError::Transport { .. }
+    )
+}
+
 /// Polls `batch` with backoff until it ends, then files its answers and failures.
 async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
     let started = Instant::now();
@@ -723,8 +731,14 @@ async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
     let outcome = loop {
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(shared.pacing.max_poll);
-        match shared.api.status(batch).await {
-            Ok(s) if s.ended => break shared.api.results(batch).await,
+        let status = match shared.api.status(batch).await {
+            Ok(s) if s.ended => match shared.api.results(batch).await {
+                Err(e) if unreachable(&e) => Err(e),
+                results => break results,
+            },
+            other => other,
+        };
+        match status {
             Ok(s) => {
                 if last_news.elapsed() >= shared.pacing.news_every {
                     last_news = Instant::now();
@@ -736,6 +750,23 @@ async fn poll_until_ended(shared: &Arc<Shared>, batch: &str) {
                             since_unix: since,
                             status: s.status,
                             counts: s.counts,
+                        },
+                    );
+                }
+            }
+            // The provider out of reach (after the call's own retries): the batch runs on
+            // there, and giving up would pay for its requests again. Keep polling.
+            Err(e) if unreachable(&e) => {
+                if last_news.elapsed() >= shared.pacing.news_every {
+                    last_news = Instant::now();
+                    tell(
+                        shared,
+                        BatchNews::Waiting {
+                            batch: batch.to_string(),
+                            requests: labels.clone(),
+                            since_unix: since,
+                            status: format!("not reached ({e})"),
+                            counts: Counts::default(),
                         },
                     );
                 }
@@ -800,6 +831,8 @@ mod tests {
     #[derive(Default)]
     struct Fake {
         fail: Vec<&'static str>,
+        /// Polls that do not reach the provider before it answers.
+        unreachable: Mutex<usize>,
         batches: Mutex<Vec<Vec<BatchRequest>>>,
         alone: Mutex<Vec<String>>,
     }
@@ -843,7 +876,19 @@ mod tests {
             Box::pin(async move { Ok(id) })
         }
         fn status<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<BatchStatus, LlmError>> {
-            Box::pin(async {
+            let mut left = self.unreachable.lock().unwrap();
+            let reached = *left == 0;
+            *left = left.saturating_sub(1);
+            Box::pin(async move {
+                if !reached {
+                    return Err(LlmError::RetriesExhausted {
+                        provider: "fake".into(),
+                        url: "http://fake".into(),
+                        attempts: 6,
+                        seconds: 60.0,
+                        last: "connection refused".into(),
+                    });
+                }
                 Ok(BatchStatus {
                     status: "ended".into(),
                     ended: true,
@@ -901,6 +946,15 @@ mod tests {
             ("localize", Some("b1"))
         );
         assert_eq!(fake.batches.lock().unwrap()[0].len(), 2);
+        // The provider out of reach for a while: polled on, nothing sent again.
+        *fake.unreachable.lock().unwrap() = 3;
+        let (ra, rb) = tokio::join!(
+            a.complete(LlmRequest::single("crossover", None, "a's", 100)),
+            b.complete(LlmRequest::single("crossover", None, "b's", 100))
+        );
+        assert_eq!(ra.unwrap().batch.as_deref(), Some("b2"));
+        assert_eq!(rb.unwrap().text, "crossover");
+        assert!(fake.alone.lock().unwrap().is_empty());
         // b's run ends: a's next call goes at once, alone in its batch; its failure alone.
         drop(pb);
         let r = a
@@ -908,7 +962,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!((r.text.as_str(), r.batch), ("alone select", None));
-        assert_eq!(fake.batches.lock().unwrap().len(), 2);
+        assert_eq!(fake.batches.lock().unwrap().len(), 3);
         assert_eq!(*fake.alone.lock().unwrap(), ["select"]);
         drop(pa);
         // Every batch was handed out: the journal has nothing open.
