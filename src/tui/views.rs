@@ -1373,6 +1373,7 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
     let call = &calls[s.transcript_call.min(calls.len() - 1)];
     let mut d: Vec<Line> = vec![];
     // What it cost, as the provider counted it, first (it wraps, so it is read whole).
+    let step = crate::llm::CallTotals::of(calls.iter().filter(|x| x.step == call.step));
     d.push(Line::styled("usage", t.style(Role::Header)));
     d.push(Line::raw(format!(
         "{} new input tokens, {} written to the provider's prompt cache, {} read from it, {} \
@@ -1386,6 +1387,19 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
             " (answered in provider batch {b}, at half price)"
         ))
     )));
+    if step.calls > 1 {
+        d.push(Line::raw(format!(
+            "its step, {}: {} calls, {} new input tokens, {} written to the cache, {} read \
+             from it, {} output; {}",
+            call.step,
+            step.calls,
+            step.input_tokens,
+            step.cache_write_tokens,
+            step.cache_read_tokens,
+            step.output_tokens,
+            step.cost_label()
+        )));
+    }
     if let Some(sys) = &call.request.system {
         d.push(Line::styled("system", t.style(Role::Header)));
         d.extend(sys.lines().map(|l| Line::raw(l.to_string())));
@@ -1557,6 +1571,11 @@ mod tests {
         );
         assert!(
             text.contains("msgbatch_0123456789abcdef") && text.contains("at half price)"),
+            "{text}"
+        );
+        // And the step's calls together.
+        assert!(
+            text.contains("its step, crossover: 2 calls, 2400 new input"),
             "{text}"
         );
     }
