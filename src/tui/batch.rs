@@ -466,11 +466,13 @@ fn table_line(row: &Row, cols: &[&Column], id_width: usize) -> String {
 pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
     let area = f.area();
     let shown = v.shown();
-    // The selected row's words take the lines they wrap to (up to 5), so nothing is cut.
+    // The selected row's words take the lines they wrap to (up to a third of the screen: an
+    // error, such as a budget stop, runs long), so nothing is cut.
     let below = detail(v, &shown, theme);
+    let most = usize::from(area.height / 3).max(5);
     let below_h = below
         .as_ref()
-        .map_or(1, |p| p.line_count(area.width).clamp(1, 5) as u16);
+        .map_or(1, |p| p.line_count(area.width).clamp(1, most) as u16);
     let [head, table, detail_area, foot] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(3),
