@@ -934,6 +934,34 @@ mod tests {
     }
 
     #[test]
+    fn a_long_error_is_read_whole_at_80x24() {
+        let error = "budget reached: the next model call (localize_functions, about $0.0181: \
+                     914 tokens in, up to 1024 out) would take the run's spending from $0.0051 \
+                     past --budget-usd-per-instance 0.02; the call was not made (the same bench \
+                     with a larger --budget-usd-per-instance resumes it)";
+        let v = BatchView::new(
+            Path::new("/b"),
+            vec![row(
+                "e-5",
+                "o/e",
+                State::Error {
+                    error: error.into(),
+                },
+                false,
+                0.01,
+            )],
+        );
+        let theme = Theme::load(None, None, true).unwrap();
+        let keymap = Keymap::load(None).unwrap();
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
+        let text = format!("{}", term.backend());
+        // The detail's last words, after the error: nothing cut.
+        assert!(text.contains("resumes it)"), "{text}");
+        assert!(text.contains("opens its session"), "{text}");
+    }
+
+    #[test]
     fn the_table_fits_80_columns_and_names_the_state() {
         let v = view();
         let theme = Theme::load(None, None, true).unwrap();
