@@ -5,7 +5,8 @@ use super::progress::Progress;
 use super::run_args;
 use anyhow::bail;
 use clap::Args;
-use evootter::engine::{EngineError, SessionDoc};
+use evootter::engine::SessionDoc;
+use evootter::engine::events::Resume;
 use evootter::exec;
 use evootter::workbench::{self, Command, Ending, Options, RunOptions, StartError, Workbench};
 use std::path::{Path, PathBuf};
@@ -79,17 +80,17 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::from(super::exit::EXIT_INTERRUPTED))
         }
-        Ending::Failed {
-            error: error @ EngineError::Budget(_),
-        } => bail!(
-            "{error}\nThe session is saved; continue with a larger budget:\n  evootter run --resume {session} --budget-usd Y"
-        ),
-        Ending::Failed { error } if error.resumable() => bail!(
-            "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"
-        ),
-        Ending::Failed { error } => bail!(
-            "{error}\nThe session is saved in {session} (it cannot be continued; --force there starts over)"
-        ),
+        Ending::Failed { error } => match error.resume() {
+            Some(Resume::LargerBudget) => bail!(
+                "{error}\nThe session is saved; continue with a larger budget:\n  evootter run --resume {session} --budget-usd Y"
+            ),
+            Some(Resume::AfterFix) => bail!(
+                "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"
+            ),
+            None => bail!(
+                "{error}\nThe session is saved in {session} (it cannot be continued; --force there starts over)"
+            ),
+        },
     }
 }
 

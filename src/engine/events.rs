@@ -8,6 +8,16 @@ use crate::mutate::MutantKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// How a run stopped on an error goes on (`EngineError::resume`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resume {
+    /// Once its cause is fixed outside the session (a key exported, a file restored).
+    AfterFix,
+    /// With a larger budget: the limit it stopped at is kept in the session.
+    LargerBudget,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "event")]
 pub enum Event {
@@ -98,7 +108,8 @@ pub enum Event {
     /// The workbench's run stopped on an error (the session is saved).
     Stopped {
         reason: String,
-        resumable: bool,
+        /// How it goes on, if it can; each front end words it with its own command.
+        resume: Option<Resume>,
     },
     /// The workbench finished what it was asked (one step) and waits for a command.
     Idle,

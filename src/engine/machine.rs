@@ -65,10 +65,12 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// Whether `run --resume` can get past this error once its cause is fixed outside the
-    /// session (a key exported, an endpoint back, a file restored, disk space freed). The
-    /// others would repeat on resume: the run has to start over.
-    pub fn resumable(&self) -> bool {
+    /// Whether `run --resume` can get past this error, and how: once its cause is fixed
+    /// outside the session (a key exported, an endpoint back, a file restored, disk space
+    /// freed), or with a larger budget. The others would repeat on resume: the run has to
+    /// start over.
+    pub fn resume(&self) -> Option<super::events::Resume> {
+        use super::events::Resume;
         match self {
             EngineError::Exec(_)
             | EngineError::Session(_)
@@ -76,9 +78,9 @@ impl EngineError {
             | EngineError::RepoChanged { .. }
             | EngineError::ReadSource { .. }
             | EngineError::Llm { .. }
-            | EngineError::Budget(_)
-            | EngineError::Environment(_) => true,
-            EngineError::Mutate(_) | EngineError::State(_) => false,
+            | EngineError::Environment(_) => Some(Resume::AfterFix),
+            EngineError::Budget(_) => Some(Resume::LargerBudget),
+            EngineError::Mutate(_) | EngineError::State(_) => None,
         }
     }
 }

@@ -11,6 +11,7 @@ use super::state::{
     Asking, CellCache, CellView, ColumnFilter, Confirm, Confirmed, Editing, EditorState, PairDiff,
     Progress, Prompt, RerunState, Screen, Search, State,
 };
+use crate::engine::events::Resume;
 use crate::engine::{ActRequest, Event, Phase, SessionDoc, Target};
 use crate::mutate::MutantKind;
 use crate::workbench::Command;
@@ -1158,18 +1159,17 @@ fn on_event(s: &mut State, e: Event) {
             ));
         }
         Event::Idle => s.busy = false,
-        Event::Stopped { reason, resumable } => {
+        Event::Stopped { reason, resume } => {
             s.busy = false;
             s.running.clear();
             s.say(format!(
                 "the run stopped: {reason}{}",
-                match resumable {
-                    // `EngineError::Budget`'s words.
-                    true if reason.starts_with("budget reached") => {
+                match resume {
+                    Some(Resume::LargerBudget) => {
                         " (saved; `evootter open DIR --budget-usd Y` continues it with a larger budget)"
                     }
-                    true => " (saved; `evootter open` continues it)",
-                    false => "",
+                    Some(Resume::AfterFix) => " (saved; `evootter open` continues it)",
+                    None => "",
                 }
             ));
         }

@@ -309,7 +309,7 @@ impl Workbench {
             if let Ok(Ending::Failed { error }) = &r {
                 let _ = told.send(Event::Stopped {
                     reason: error.to_string(),
-                    resumable: error.resumable(),
+                    resume: error.resume(),
                 });
             }
             r
