@@ -7,7 +7,7 @@
 
 use super::summary::{self, InstanceRecord, Line, Status};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -162,6 +162,38 @@ struct Stamp {
 pub struct BatchDir {
     pub dir: PathBuf,
     cache: BTreeMap<String, (Stamp, Row)>,
+    manifest: ByMtime<Manifest>,
+    /// Which instance's call waits in which provider batch (`llm::batch::waiting`).
+    waiting: ByMtime<HashMap<String, (String, u64)>>,
+}
+
+/// A file's contents as read, read again only once its modification time or length changes
+/// (the length too: two appends within the clock's tick keep the time).
+struct ByMtime<T> {
+    stamp: Option<Option<(SystemTime, u64)>>,
+    value: T,
+}
+
+impl<T: Default> Default for ByMtime<T> {
+    fn default() -> Self {
+        Self {
+            stamp: None,
+            value: T::default(),
+        }
+    }
+}
+
+impl<T> ByMtime<T> {
+    fn get(&mut self, path: &Path, read: impl FnOnce() -> T) -> &T {
+        let now = std::fs::metadata(path)
+            .and_then(|m| Ok((m.modified()?, m.len())))
+            .ok();
+        if self.stamp != Some(now) {
+            self.value = read();
+            self.stamp = Some(now);
+        }
+        &self.value
+    }
 }
 
 /// Whether `dir` holds a batch: its manifest, or an instance directory with a record.
@@ -184,19 +216,24 @@ impl BatchDir {
         Self {
             dir: dir.to_path_buf(),
             cache: BTreeMap::new(),
+            manifest: ByMtime::default(),
+            waiting: ByMtime::default(),
         }
     }
 
     /// Every instance, in the manifest's order, then any other instance directory by name.
     pub fn refresh(&mut self) -> Vec<Row> {
-        let manifest: Manifest = std::fs::read(self.dir.join(MANIFEST))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
+        let path = self.dir.join(MANIFEST);
+        let manifest = self.manifest.get(&path, || {
+            std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or_default()
+        });
         let mut ids: Vec<(String, String)> = manifest
             .instances
-            .into_iter()
-            .map(|r| (r.id, r.repo))
+            .iter()
+            .map(|r| (r.id.clone(), r.repo.clone()))
             .collect();
         let mut others: Vec<String> = std::fs::read_dir(&self.dir)
             .into_iter()
@@ -212,7 +249,11 @@ impl BatchDir {
         others.sort();
         ids.extend(others.into_iter().map(|n| (n, String::new())));
         // A running instance's call in a provider batch (`--llm-batch`) says so.
-        let waiting = crate::llm::batch::waiting(&self.dir);
+        let journal = self.dir.join(crate::llm::batch::JOURNAL);
+        let waiting = self
+            .waiting
+            .get(&journal, || crate::llm::batch::waiting(&self.dir))
+            .clone();
         ids.into_iter()
             .map(|(id, repo)| {
                 let mut row = self.row(&id, repo);
@@ -390,5 +431,33 @@ mod tests {
         assert_eq!(rows[1].repo, "o/r");
         // Unchanged files: the same rows, from the cache.
         assert_eq!(b.refresh(), rows);
+    }
+
+    #[test]
+    fn a_file_is_read_again_once_it_changes_and_only_then() {
+        let d = tempfile::tempdir().unwrap();
+        let journal = d.path().join("llm_batches.jsonl");
+        let mut cached: ByMtime<String> = ByMtime::default();
+        let mut reads = 0;
+        let mut read = |c: &mut ByMtime<String>| {
+            c.get(&journal, || {
+                reads += 1;
+                std::fs::read_to_string(&journal).unwrap_or_default()
+            })
+            .clone()
+        };
+        assert_eq!(read(&mut cached), "");
+        std::fs::write(&journal, "one\n").unwrap();
+        assert_eq!(read(&mut cached), "one\n");
+        assert_eq!(read(&mut cached), "one\n");
+        // An append within the same clock tick still shows: the length changed.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&journal)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"two\n").unwrap();
+        assert_eq!(read(&mut cached), "one\ntwo\n");
+        assert_eq!(read(&mut cached), "one\ntwo\n");
+        assert_eq!(reads, 3, "read once per change, not per refresh");
     }
 }
