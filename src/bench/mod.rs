@@ -309,11 +309,25 @@ fn batcher(
     Ok(Batcher::new(api, &b.out, Some(tx), pacing))
 }
 
-/// What an instance's session has paid for so far (nothing without a session).
+/// What an instance's session has paid for so far (nothing without a session): its report's
+/// figure when the report is as new as the session (an ended run's), which spares reading a
+/// whole session per instance when a large batch starts again; else the session's calls.
 fn spent_in(dir: &Path) -> f64 {
-    std::fs::read(dir.join(crate::outdir::SESSION_FILE))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+    let session = dir.join(crate::outdir::SESSION_FILE);
+    let report = dir.join("report.json");
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+    };
+    if let (Some(r), Some(s)) = (mtime(&report), mtime(&session))
+        && r >= s
+        && let Some(cost) = read(&report).and_then(|v| v["cost_usd"].as_f64())
+    {
+        return cost;
+    }
+    read(&session)
         .and_then(|v| {
             v["llm_calls"]
                 .as_array()
@@ -655,4 +669,40 @@ async fn validate(req: &RunOptions, row: &Row, work: &Path) -> Result<Option<Str
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_an_instance_spent_comes_from_its_report_when_current_else_its_session() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(spent_in(d.path()), 0.0, "no session: nothing spent");
+        let session = d.path().join(crate::outdir::SESSION_FILE);
+        let report = d.path().join("report.json");
+        std::fs::write(
+            &session,
+            r#"{"llm_calls": [{"cost_usd": 0.01}, {"cost_usd": 0.02}, {"cost_usd": null}]}"#,
+        )
+        .unwrap();
+        let at = |p: &Path, secs: u64| {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        };
+        assert!((spent_in(d.path()) - 0.03).abs() < 1e-9);
+        // The report of the run's end (its figure differs here only to tell which was read).
+        std::fs::write(&report, r#"{"cost_usd": 0.5}"#).unwrap();
+        at(&session, 1_000);
+        at(&report, 1_000);
+        assert_eq!(spent_in(d.path()), 0.5);
+        // The run went on after it: the session is newer, and is summed.
+        at(&session, 2_000);
+        assert!((spent_in(d.path()) - 0.03).abs() < 1e-9);
+    }
 }
