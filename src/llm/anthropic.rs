@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::llm::retry::{
-    ErrorContext, HttpReply, RetryPolicy, classify_error, preview, send_with_retry,
+    ErrorContext, HttpReply, RetryPolicy, preview, send_with_retry,
 };
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
 
@@ -126,9 +126,14 @@ impl Anthropic {
         body: Option<&serde_json::Value>,
     ) -> Result<HttpReply, LlmError> {
         let url = endpoint::join(&self.base_url, path);
-        let http = send_with_retry(
+        let ctx = ErrorContext {
+            provider: PROVIDER,
+            model: &self.model,
+            key_var: KEY_VAR,
+        };
+        send_with_retry(
             &self.retry,
-            PROVIDER,
+            ctx,
             &url,
             |t| self.key.redact(t),
             || {
@@ -143,18 +148,7 @@ impl Anthropic {
                 }
             },
         )
-        .await?;
-        if !(200..300).contains(&http.status) {
-            let ctx = ErrorContext {
-                provider: PROVIDER,
-                model: &self.model,
-                key_var: KEY_VAR,
-            };
-            return Err(classify_error(ctx, http.status, &http.body, |t| {
-                self.key.redact(t)
-            }));
-        }
-        Ok(http)
+        .await
     }
 
     /// A Messages API message (a call's answer, or one result of a batch) as a reply.

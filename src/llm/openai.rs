@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::llm::retry::{
-    ErrorContext, HttpReply, RetryPolicy, classify_error, preview, send_with_retry,
+    ErrorContext, HttpReply, RetryPolicy, preview, send_with_retry,
 };
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
 
@@ -134,9 +134,14 @@ impl OpenAi {
         body: Option<&Payload>,
     ) -> Result<HttpReply, LlmError> {
         let url = endpoint::join(&self.base_url, path);
-        let http = send_with_retry(
+        let ctx = ErrorContext {
+            provider: PROVIDER,
+            model: &self.model,
+            key_var: KEY_VAR,
+        };
+        send_with_retry(
             &self.retry,
-            PROVIDER,
+            ctx,
             &url,
             |t| self.redact(t),
             || {
@@ -157,18 +162,7 @@ impl OpenAi {
                 }
             },
         )
-        .await?;
-        if !(200..300).contains(&http.status) {
-            let ctx = ErrorContext {
-                provider: PROVIDER,
-                model: &self.model,
-                key_var: KEY_VAR,
-            };
-            return Err(classify_error(ctx, http.status, &http.body, |t| {
-                self.redact(t)
-            }));
-        }
-        Ok(http)
+        .await
     }
 
     /// A chat completion (a call's answer, or one result of a batch) as a reply.

@@ -84,14 +84,29 @@ fn is_retryable_status(status: u16) -> bool {
 }
 
 /// Sends the request built by `build` until it yields a non-retryable answer or attempts run out,
-/// telling the policy's observer about each retry before waiting for it. `provider` and `url`
-/// label notices and errors (the URL only as [`endpoint::host`] or [`endpoint::redacted`]);
-/// `redact` scrubs the key out of server text kept for them.
+/// telling the policy's observer about each retry before waiting for it; a final answer that
+/// is not a success becomes the error that tells the user what to do ([`classify_error`]).
+/// `ctx` and `url` label notices and errors (the URL only as [`endpoint::host`] or
+/// [`endpoint::redacted`]); `redact` scrubs the key out of server text kept for them.
 pub async fn send_with_retry(
+    policy: &RetryPolicy,
+    ctx: ErrorContext<'_>,
+    url: &str,
+    redact: impl Fn(&str) -> String,
+    build: impl Fn() -> reqwest::RequestBuilder,
+) -> Result<HttpReply, LlmError> {
+    let http = send_until_final(policy, ctx.provider, url, &redact, build).await?;
+    if !(200..300).contains(&http.status) {
+        return Err(classify_error(ctx, http.status, &http.body, redact));
+    }
+    Ok(http)
+}
+
+async fn send_until_final(
     policy: &RetryPolicy,
     provider: &str,
     url: &str,
-    redact: impl Fn(&str) -> String,
+    redact: &impl Fn(&str) -> String,
     build: impl Fn() -> reqwest::RequestBuilder,
 ) -> Result<HttpReply, LlmError> {
     let attempts = policy.max_attempts.max(1);
