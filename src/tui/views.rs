@@ -300,9 +300,17 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     let running = s.progress.filter(|p| p.total > 0 && p.done < p.total);
     let gauge_w = if running.is_some() { 24 } else { 0 };
     let name = s.doc.inputs.instance.as_deref().unwrap_or("session");
-    let cost = calls
-        .cost_usd
-        .map_or_else(|| "cost unknown".to_owned(), |c| format!("${c:.4}"));
+    // A run with a budget shows how much of it is spent.
+    let budget = s.doc.config.budget_usd;
+    let of_budget = |long: bool| {
+        budget.map_or(String::new(), |b| {
+            format!(" of ${b:.2}{}", if long { " budget" } else { "" })
+        })
+    };
+    let cost = calls.cost_usd.map_or_else(
+        || "cost unknown".to_owned(),
+        |c| format!("${c:.4}{}", of_budget(false)),
+    );
     // The longest form that fits: a narrow terminal gets the same facts, shorter.
     let short_phase = match &s.doc.phase {
         Phase::Crossover { generation } if s.paused_at == Some(*generation) => {
@@ -315,12 +323,13 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     };
     let forms = [
         format!(
-            " {name} | {} | model calls {}, tokens {}/{}, {}",
+            " {name} | {} | model calls {}, tokens {}/{}, {}{}",
             phase_words(s),
             calls.calls,
             calls.input_tokens,
             calls.output_tokens,
-            calls.cost_label()
+            calls.cost_label(),
+            of_budget(true)
         ),
         format!(
             " {name} | {} | {} calls, {cost}",
@@ -1507,6 +1516,27 @@ mod tests {
         }
         update(&mut s, Action::Help);
         insta::assert_snapshot!("help_overlay", drawn(&s, &l).backend());
+    }
+
+    /// A run with a budget shows, on its status line, how much of it is spent, at both sizes.
+    #[test]
+    fn the_status_line_shows_the_budget_spent() {
+        let l = looks();
+        for (w, h, words) in [
+            (120, 36, "of $0.05 budget"),
+            (80, 24, "of $0.05"),
+        ] {
+            let mut s = state(w, h);
+            let mut doc = (*s.doc).clone();
+            doc.config.budget_usd = Some(0.05);
+            s.doc = std::sync::Arc::new(doc);
+            let text = format!("{}", drawn(&s, &l).backend());
+            let status = text
+                .lines()
+                .find(|l| l.contains(" calls"))
+                .unwrap_or_default();
+            assert!(status.contains(words), "{w}x{h}: {status}");
+        }
     }
 
     /// Why a run stopped is read whole at 80x24: the message line wraps.
