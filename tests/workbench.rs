@@ -120,6 +120,16 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
     until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
     assert_eq!(wb.snapshot().parents(0), ["t1"]);
+    // The same act twice: the second says what the first did and how to take it back.
+    wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("vetoed already (u takes the veto back)"),
+        "{e:?}"
+    );
     // The last parent cannot be vetoed.
     wb.send(Command::Act(ActRequest::Veto { test: "t1".into() }));
     let e = until(&mut wb, "a refusal", |e| {

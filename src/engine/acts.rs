@@ -60,6 +60,12 @@ impl Engine {
         };
         let kind = match req {
             ActRequest::Veto { test } => {
+                if self.doc.vetoed(g).contains(&test) {
+                    return refused(format!(
+                        "{} is vetoed already (u takes the veto back)",
+                        name_of(&self.doc, &test)
+                    ));
+                }
                 if !parents.contains(&test) {
                     return refused(format!(
                         "{test} does not go to crossover (those that do: {})",

@@ -4,9 +4,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::llm::retry::{
-    ErrorContext, HttpReply, RetryPolicy, preview, send_with_retry,
-};
+use crate::llm::retry::{ErrorContext, HttpReply, RetryPolicy, preview, send_with_retry};
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
 
 mod batch;

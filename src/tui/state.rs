@@ -617,6 +617,11 @@ pub struct State {
     pub pair_diff: Option<PairDiff>,
     /// The selected row of the curate list.
     pub curate_row: usize,
+    /// The test the Curate list's selection moves to once the session has recorded more
+    /// than this many acts and lists it: the one acted on (an act moves tests between the
+    /// gate's parents and the rest, and the next key must fall on the same test), or the one
+    /// an edit or an add made.
+    pub curate_follow: Option<(TestId, usize)>,
     pub transcript_call: usize,
     /// Recent messages (events, refusals), newest last.
     pub messages: Vec<String>,
@@ -700,6 +705,7 @@ impl State {
             measured: Default::default(),
             pair_diff: None,
             curate_row: 0,
+            curate_follow: None,
             transcript_call: 0,
             messages: vec![],
             notice: None,

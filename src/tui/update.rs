@@ -152,6 +152,24 @@ impl State {
     fn set_doc(&mut self, doc: Arc<SessionDoc>) {
         self.doc = doc;
         self.refresh();
+        self.follow_act();
+        self.curate_row = self
+            .curate_row
+            .min(self.curate_list().len().saturating_sub(1));
+    }
+
+    /// Selects the test an act was about once the session shows the act (`curate_follow`).
+    fn follow_act(&mut self) {
+        let Some((test, acts)) = &self.curate_follow else {
+            return;
+        };
+        if self.doc.acts.len() <= *acts {
+            return;
+        }
+        if let Some(i) = self.curate_list().iter().position(|t| t == test) {
+            self.curate_row = i;
+            self.curate_follow = None;
+        }
     }
 
     /// Keeps the selection inside the grid and in view.
@@ -873,6 +891,8 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     }
     let list = s.curate_list();
     let selected = list.get(s.curate_row).cloned();
+    // The selection stays on this test once the act is done, wherever the act moves it.
+    s.curate_follow = selected.clone().map(|t| (t, s.doc.acts.len()));
     match (&action, selected) {
         (Action::Undo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Undo))),
         (Action::Add, _) => {
@@ -1177,13 +1197,18 @@ fn on_event(s: &mut State, e: Event) {
             match &act.kind {
                 crate::engine::ActKind::Edit { new_test, .. }
                 | crate::engine::ActKind::Add { new_test } => {
-                    s.watch_new_test = Some(new_test.clone())
+                    s.watch_new_test = Some(new_test.clone());
+                    s.curate_follow = Some((new_test.clone(), 0));
+                    s.follow_act();
                 }
                 _ => {}
             }
             s.announce_act = Some(act);
         }
-        Event::ActRefused { reason } => s.say(format!("refused: {reason}")),
+        Event::ActRefused { reason } => {
+            s.curate_follow = None;
+            s.say(format!("refused: {reason}"))
+        }
         Event::Note { message } => s.say(format!("note: {message}")),
         Event::Selected {
             generation,
@@ -1671,6 +1696,116 @@ mod tests {
         // The next act makes it stale.
         update(&mut s, Action::SortRows);
         assert_eq!(s.notice, None);
+    }
+
+    /// An act moves its test in the Curate list (a vetoed parent goes among the rest): the
+    /// selection goes with it, so the same key twice falls on the same test; an edit selects
+    /// the test it made.
+    #[test]
+    fn the_curate_selection_follows_the_test_an_act_moved() {
+        let mut d = doc();
+        // At generation 0's gate (the newest, which the list shows).
+        let g = 0;
+        d.generations.truncate(1);
+        d.final_test = None;
+        d.phase = Phase::Crossover { generation: g };
+        let mut s = State::new(Arc::new(d.clone()), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: g }),
+            },
+        );
+        update(&mut s, Action::Curate);
+        // A parent that a veto moves to another row (the rest follow the generation's order).
+        let g0 = &d.generations[g];
+        let list_without = |p: &crate::engine::TestId| {
+            let mut l: Vec<_> = g0.selected.iter().filter(|t| *t != p).cloned().collect();
+            let rest: Vec<_> = g0
+                .tests
+                .iter()
+                .filter(|t| !l.contains(t))
+                .cloned()
+                .collect();
+            l.extend(rest);
+            l
+        };
+        let (row, vetoed) = g0
+            .selected
+            .iter()
+            .enumerate()
+            .find(|(i, p)| list_without(p).iter().position(|t| t == *p) != Some(*i))
+            .map(|(i, p)| (i, p.clone()))
+            .expect("a parent that a veto moves");
+        for _ in 0..row {
+            update(&mut s, Action::Down);
+        }
+        assert_eq!(
+            update(&mut s, Action::Veto),
+            [Effect::Send(Command::Act(ActRequest::Veto {
+                test: vetoed.clone()
+            }))]
+        );
+        // A snapshot from before the act changes nothing.
+        update(
+            &mut s,
+            Action::Snapshot {
+                doc: Arc::new(d.clone()),
+            },
+        );
+        assert_eq!(s.curate_list()[s.curate_row], vetoed);
+        let act = crate::engine::Act {
+            at_unix: 1,
+            generation: g,
+            kind: crate::engine::ActKind::Veto {
+                test: vetoed.clone(),
+            },
+        };
+        d.acts.push(act);
+        let parents: Vec<_> = d.generations[g]
+            .selected
+            .iter()
+            .filter(|t| **t != vetoed)
+            .cloned()
+            .collect();
+        d.generations[g].parents = Some(parents);
+        update(
+            &mut s,
+            Action::Snapshot {
+                doc: Arc::new(d.clone()),
+            },
+        );
+        assert_ne!(s.curate_row, row, "the vetoed test moved in the list");
+        assert_eq!(
+            s.curate_list()[s.curate_row],
+            vetoed,
+            "and the selection with it"
+        );
+        // An edit: once the act is reported, its new test is selected where it is listed.
+        let edited = d.generations[g].selected[0].clone();
+        let new_test: crate::engine::TestId = d.generations[g]
+            .tests
+            .iter()
+            .find(|t| !d.generations[g].selected.contains(t) && **t != vetoed)
+            .cloned()
+            .unwrap();
+        let act = crate::engine::Act {
+            at_unix: 2,
+            generation: g,
+            kind: crate::engine::ActKind::Edit {
+                test: edited,
+                new_test: new_test.clone(),
+            },
+        };
+        d.acts.push(act.clone());
+        update(&mut s, Action::Snapshot { doc: Arc::new(d) });
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Acted { act }),
+            },
+        );
+        assert_eq!(s.curate_list()[s.curate_row], new_test);
     }
 
     #[test]
