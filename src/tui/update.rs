@@ -1198,7 +1198,11 @@ fn on_event(s: &mut State, e: Event) {
                 crate::engine::ActKind::Edit { new_test, .. }
                 | crate::engine::ActKind::Add { new_test } => {
                     s.watch_new_test = Some(new_test.clone());
-                    s.curate_follow = Some((new_test.clone(), 0));
+                    // Once the session holds the act (this report may come before the
+                    // snapshot that does, and the new test is listed among the rest then).
+                    let before = s.doc.acts.iter().position(|a| *a == act);
+                    let before = before.unwrap_or(s.doc.acts.len());
+                    s.curate_follow = Some((new_test.clone(), before));
                     s.follow_act();
                 }
                 _ => {}
@@ -1782,7 +1786,7 @@ mod tests {
             "and the selection with it"
         );
         // An edit: once the act is reported, its new test is selected where it is listed.
-        let edited = d.generations[g].selected[0].clone();
+        let edited = d.parents(g)[0].clone();
         let new_test: crate::engine::TestId = d.generations[g]
             .tests
             .iter()
@@ -1793,18 +1797,26 @@ mod tests {
             at_unix: 2,
             generation: g,
             kind: crate::engine::ActKind::Edit {
-                test: edited,
+                test: edited.clone(),
                 new_test: new_test.clone(),
             },
         };
-        d.acts.push(act.clone());
-        update(&mut s, Action::Snapshot { doc: Arc::new(d) });
+        // Reported before the snapshot that holds it, the new test listed among the rest.
         update(
             &mut s,
             Action::Event {
-                event: Box::new(Event::Acted { act }),
+                event: Box::new(Event::Acted { act: act.clone() }),
             },
         );
+        d.acts.push(act);
+        let parents = d.generations[g].parents.clone().unwrap_or_default();
+        d.generations[g].parents = Some(
+            parents
+                .into_iter()
+                .map(|t| if t == edited { new_test.clone() } else { t })
+                .collect(),
+        );
+        update(&mut s, Action::Snapshot { doc: Arc::new(d) });
         assert_eq!(s.curate_list()[s.curate_row], new_test);
     }
 
