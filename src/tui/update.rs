@@ -1162,6 +1162,11 @@ fn on_event(s: &mut State, e: Event) {
             }
         }
         Event::Paused { generation } => {
+            // A new gate's list starts at its first parent, not at the last gate's row.
+            if s.paused_at != Some(generation) {
+                s.curate_row = 0;
+                s.curate_follow = None;
+            }
             s.paused_at = Some(generation);
             s.busy = false;
             s.running.clear();
@@ -1360,6 +1365,8 @@ mod tests {
         let mut d = doc();
         d.phase = Phase::Crossover { generation: 1 };
         let mut s = State::new(Arc::new(d), false, 40);
+        // Where the last gate's list was left.
+        s.curate_row = 1;
         update(
             &mut s,
             Action::Event {
@@ -1367,6 +1374,7 @@ mod tests {
             },
         );
         assert_eq!(s.at_gate(), Some(1));
+        assert_eq!(s.curate_row, 0, "a new gate starts at its first parent");
         let first = s.curate_list()[0].clone();
         assert_eq!(
             update(&mut s, Action::Veto),
