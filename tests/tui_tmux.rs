@@ -116,8 +116,19 @@ fn session_walkthrough(width: u16, height: u16) {
     t.keys(&["5"]);
     t.wait_for("Curate: the gate before generation 0", 10);
     t.keys(&["j", "x"]);
-    t.wait_for("you vetoed", 20);
-    t.keys(&["k", "e"]);
+    let vetoed = t.wait_for("you vetoed", 20);
+    // The selection stays on the vetoed test (it moved down the list): the same key again
+    // says what the first did.
+    let id = vetoed
+        .split("you vetoed ")
+        .nth(1)
+        .and_then(|r| r.split(';').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(vetoed.contains(&format!("┌ {id} (")), "{id}: {vetoed}");
+    t.keys(&["x"]);
+    t.wait_for("is vetoed already", 20);
+    t.keys(&["Home", "e"]);
     t.wait_for("(Ctrl-s saves, Esc cancels)", 10);
     t.keys(&["# edited in the workbench", "Enter", "C-s"]);
     t.wait_for("you edited", 120);

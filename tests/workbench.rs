@@ -252,6 +252,60 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
 /// The Timeline's rows and cut lines and the Curate list, drawn from `doc` at its gate, say
 /// the same of every test of generation 0: `vetoed` are out by the user's veto (and no line
 /// calls them simply kept), `going_on` go to crossover.
+/// A test that does not go to crossover (vetoed here) can be edited: the edit goes on beside
+/// the parents, every screen says so, and undo takes it back.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_rescues_a_test_that_does_not_go_to_crossover() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _exec) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
+    until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    let fixed = "# FAILS KILLS fixed by hand\ndef test_b(): assert True\n";
+    wb.send(Command::Act(ActRequest::Edit {
+        test: "t2".into(),
+        source: fixed.into(),
+    }));
+    let acted = until(&mut wb, "the edit", |e| {
+        matches!(e, Event::Acted { .. } | Event::ActRefused { .. })
+    })
+    .await;
+    assert!(matches!(acted, Event::Acted { .. }), "{acted:?}");
+    let doc = wb.snapshot();
+    let new = doc
+        .tests
+        .values()
+        .find(|c| c.source == fixed)
+        .unwrap()
+        .id
+        .clone();
+    assert_eq!(doc.parents(0), ["t1".to_string(), new.clone()]);
+    // t2 itself stays out (its row says it was edited), its edit goes on.
+    screens_agree(&doc, &[], &["t1", new.as_str()]);
+    // A test that is not the generation's is refused, by name.
+    wb.send(Command::Act(ActRequest::Edit {
+        test: "t99".into(),
+        source: fixed.into(),
+    }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("t99 is not a test of generation 0"),
+        "{e:?}"
+    );
+    wb.send(Command::Act(ActRequest::Undo));
+    until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1"]);
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+}
+
 fn screens_agree(doc: &Arc<SessionDoc>, vetoed: &[&str], going_on: &[&str]) {
     use evootter::tui::action::Action;
     use evootter::tui::state::{Fate, State};

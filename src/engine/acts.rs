@@ -81,11 +81,13 @@ impl Engine {
                 }
                 ActKind::Veto { test }
             }
+            // A parent's edit takes its place; a dropped or vetoed test's edit goes on beside
+            // the parents (the user rescued it).
             ActRequest::Edit { test, source } => {
-                if !parents.contains(&test) {
+                if !self.doc.generations[g].tests.contains(&test) {
                     return refused(format!(
-                        "only a test going to crossover can be edited ({} do)",
-                        parents.join(", ")
+                        "{test} is not a test of generation {g}; edit one of {}",
+                        self.doc.generations[g].tests.join(", ")
                     ));
                 }
                 let from = self.doc.tests[&test].clone();
@@ -226,13 +228,11 @@ impl SessionDoc {
         for a in self.counting_acts(g) {
             match &a.kind {
                 ActKind::Veto { test } => parents.retain(|t| t != test),
-                ActKind::Edit { test, new_test } => {
-                    for t in parents.iter_mut() {
-                        if t == test {
-                            *t = new_test.clone();
-                        }
-                    }
-                }
+                ActKind::Edit { test, new_test } => match parents.iter().position(|t| t == test) {
+                    Some(i) => parents[i] = new_test.clone(),
+                    None if !parents.contains(new_test) => parents.push(new_test.clone()),
+                    None => {}
+                },
                 ActKind::Add { new_test } if !parents.contains(new_test) => {
                     parents.push(new_test.clone())
                 }
