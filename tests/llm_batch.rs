@@ -301,6 +301,9 @@ fn a_total_budget_stops_the_batch_before_it_is_crossed_and_a_larger_one_resumes_
     }
     let first = spent();
     assert!(first > 0.015 && first <= 0.03, "{first}");
+    // The Batch screen shows the budget beside what was spent: the manifest holds it.
+    let manifest = read_json(&tmp.path().join("batch/batch.json"));
+    assert_eq!(manifest["budget_usd_total"], 0.03, "{manifest:#}");
     let sent: usize = provider.batches().iter().map(|(_, r)| r.len()).sum();
 
     let o = bench(&server, Wire::Anthropic, tmp.path())

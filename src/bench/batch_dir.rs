@@ -17,6 +17,12 @@ pub struct Manifest {
     pub instances: Vec<ManifestRow>,
     #[serde(default)]
     pub started_unix: u64,
+    /// The bench's budgets (`--budget-usd-total`, `--budget-usd-per-instance`), for the
+    /// Batch screen to show beside what was spent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd_total: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd_per_instance: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,6 +218,11 @@ fn mtime(p: &Path) -> Option<SystemTime> {
 }
 
 impl BatchDir {
+    /// The manifest as the last refresh read it.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest.value
+    }
+
     pub fn open(dir: &Path) -> Self {
         Self {
             dir: dir.to_path_buf(),
@@ -403,6 +414,7 @@ mod tests {
                     })
                     .collect(),
                 started_unix: 1,
+                ..Default::default()
             },
         );
         let done = d.path().join("a__x-1");

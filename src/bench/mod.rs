@@ -133,6 +133,8 @@ pub async fn run(
                 })
                 .collect(),
             started_unix: crate::clock::now_unix(),
+            budget_usd_total: b.budget_usd_total,
+            budget_usd_per_instance: b.template.budget_usd,
         },
     );
     let total_budget = b.budget_usd_total.map(|limit| {

@@ -149,6 +149,8 @@ pub struct BatchView {
     pub notice: Option<String>,
     /// The figures of the rows shown in place of the table (`v`).
     pub figures: bool,
+    /// The bench's budgets, from its manifest: (total, per instance).
+    pub budgets: (Option<f64>, Option<f64>),
 }
 
 /// The figures of the shown rows.
@@ -182,6 +184,7 @@ impl BatchView {
             quit: false,
             notice: None,
             figures: false,
+            budgets: (None, None),
         }
     }
 
@@ -503,8 +506,15 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         v.sort.name(),
         if v.reverse { ", reversed" } else { "" }
     ));
+    // What was spent, and what may be (the budgets cover every instance, whatever shows).
+    let budget = match v.budgets {
+        (Some(total), Some(each)) => format!(" (budget ${total:.2} total, ${each:.2} each)"),
+        (Some(total), None) => format!(" (budget ${total:.2} total)"),
+        (None, Some(each)) => format!(" (budget ${each:.2} each)"),
+        (None, None) => String::new(),
+    };
     let totals = format!(
-        "done {}, running {}, queued {}, errors {} | F2P {}/{} ({}) | TDD {:.2} | ${:.3} | {} execs | fitness decided {}/{} cuts",
+        "done {}, running {}, queued {}, errors {} | F2P {}/{} ({}) | TDD {:.2} | ${:.3}{budget} | {} execs | fitness decided {}/{} cuts",
         t.done,
         t.running,
         t.queued,
@@ -790,12 +800,16 @@ where
 {
     let mut source = BatchDir::open(dir);
     let mut v = BatchView::new(dir, source.refresh());
+    let budgets =
+        |m: &crate::bench::batch_dir::Manifest| (m.budget_usd_total, m.budget_usd_per_instance);
+    v.budgets = budgets(source.manifest());
     let mut terminal = ratatui::init();
     let mut read_at = Instant::now();
     let mut page = 10;
     let result = loop {
         if read_at.elapsed() >= Duration::from_secs(1) {
             v.replace_rows(source.refresh());
+            v.budgets = budgets(source.manifest());
             read_at = Instant::now();
         }
         if let Err(e) = terminal.draw(|f| {
@@ -959,6 +973,30 @@ mod tests {
         // The detail's last words, after the error: nothing cut.
         assert!(text.contains("resumes it)"), "{text}");
         assert!(text.contains("opens its session"), "{text}");
+    }
+
+    /// The bench's budgets are shown beside what was spent; at 80 columns the totals wrap
+    /// and keep their end.
+    #[test]
+    fn the_totals_name_the_budgets() {
+        let mut v = view();
+        v.budgets = (Some(1.0), Some(0.05));
+        let theme = Theme::load(None, None, true).unwrap();
+        let keymap = Keymap::load(None).unwrap();
+        for (w, h) in [(200, 30), (80, 24)] {
+            let mut term =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+            term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
+            let text = format!("{}", term.backend());
+            if w == 200 {
+                assert!(text.contains("(budget $1.00 total, $0.05 each)"), "{text}");
+            }
+            assert!(text.contains("cuts"), "{w}x{h}: {text}");
+        }
+        v.budgets = (None, None);
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 30)).unwrap();
+        term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
+        assert!(!format!("{}", term.backend()).contains("budget"));
     }
 
     #[test]
