@@ -311,6 +311,12 @@ fn a_total_budget_stops_the_batch_before_it_is_crossed_and_a_larger_one_resumes_
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
+    // The first instance to end projects the batch's cost from what it cost.
+    assert!(
+        text(&o).contains("[1/2] ") && text(&o).contains("for all 2 at this rate)"),
+        "{}",
+        text(&o)
+    );
     for name in NAMES {
         let rec = read_json(
             &tmp.path()

@@ -212,7 +212,7 @@ pub async fn run(
     while let Some(j) = set.join_next().await {
         let Ok((i, record)) = j else { continue };
         f2p += usize::from(record.score.as_ref().is_some_and(|s| s.tdd));
-        cost += instance_cost(&b.out.join(&record.instance_id));
+        cost += spent_in(&b.out.join(&record.instance_id));
         records.push((i, record.clone()));
         let done = records.len();
         let left = (done < total).then(|| {
@@ -232,14 +232,6 @@ pub async fn run(
     let records: Vec<InstanceRecord> = records.into_iter().map(|(_, r)| r).collect();
     write_outputs(&b, &records)?;
     Ok(records)
-}
-
-fn instance_cost(dir: &Path) -> f64 {
-    std::fs::read(dir.join("report.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v["cost_usd"].as_f64())
-        .unwrap_or(0.0)
 }
 
 /// The summary (table and JSON) and the predictions file.

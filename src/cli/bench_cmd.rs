@@ -211,8 +211,17 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                             format!("environment error (not counted): {error}")
                         }
                     };
+                    // What the whole batch will cost if the rest cost what these did.
+                    let projected = if done < total && cost_usd > 0.0 {
+                        format!(
+                            " (about ${:.2} for all {total} at this rate)",
+                            cost_usd / done as f64 * total as f64
+                        )
+                    } else {
+                        String::new()
+                    };
                     eprintln!(
-                        "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{}",
+                        "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{projected}{}",
                         record.instance_id,
                         record.seconds,
                         left.map_or(String::new(), |l| format!(
