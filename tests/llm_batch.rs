@@ -330,3 +330,187 @@ fn a_total_budget_stops_the_batch_before_it_is_crossed_and_a_larger_one_resumes_
     assert_eq!(all, recorded, "{} before the stop", sent);
     assert!(spent() > first);
 }
+
+/// `run --llm-batch`: a single run's calls go as the provider's batches (OpenAI's Batch
+/// API here), each one batch of one request, polled until it ends, billed at half; the run
+/// ends as it would without. Without an HTTP provider the flag is refused, by name.
+#[test]
+fn a_single_run_sends_its_calls_as_batches_at_half_price() {
+    let ex = example(NAMES[0]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let faults = Faults {
+        polls_in_progress: 1,
+        ..Faults::default()
+    };
+    let (server, provider) = rt.block_on(Provider::serve(&[ex.as_path()], Wire::OpenAi, faults));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut c = bin();
+    c.args(["run", "--start", "basebrt", "--instance"])
+        .arg(&ex)
+        .arg("--out")
+        .arg(&out)
+        .args(["--llm-batch", "--llm-batch-poll", "0.05"]);
+    Wire::OpenAi.talk(&mut c, &server.base_url, KEY, tmp.path());
+    let o = c.output().unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("submitted 1 request(s): "), "{t}");
+    let s = read_json(&out.join("session.json"));
+    let calls = s["llm_calls"].as_array().unwrap();
+    assert!(calls.len() >= 6, "{}", calls.len());
+    for c in calls {
+        assert!(c["batch"].is_string(), "every call in a batch: {c:#}");
+    }
+    let batches = provider.batches();
+    assert_eq!(
+        batches.len(),
+        calls.len(),
+        "one batch per call: {batches:?}"
+    );
+    assert!(batches.iter().all(|(_, r)| r.len() == 1));
+    let singles = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path == "/v1/chat/completions")
+        .count();
+    assert_eq!(singles, 0, "nothing sent alone");
+    assert!(
+        std::fs::read_to_string(out.join("llm_batches.jsonl"))
+            .unwrap()
+            .contains("\"collected\""),
+        "the journal is in the run's directory"
+    );
+    let r = read_json(&out.join("report.json"));
+    assert_eq!(r["f2p"]["f2p"], true, "{r:#}");
+    assert_eq!(
+        r["llm_calls"]["in_provider_batches"].as_u64(),
+        Some(calls.len() as u64),
+        "{r:#}"
+    );
+
+    // A script answers at once: there is no batch to send.
+    let o = bin()
+        .args(["run", "--start", "basebrt", "--instance"])
+        .arg(&ex)
+        .arg("--out")
+        .arg(tmp.path().join("scripted"))
+        .arg("--llm-batch")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--llm-batch sends the calls as a provider's batches"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        !tmp.path().join("scripted").exists(),
+        "refused before anything is created"
+    );
+}
+
+/// A single run killed while its call waits in a batch: resumed without --llm-batch it says
+/// where that call is and how to collect it; with it, it polls that batch rather than
+/// paying for the call again.
+#[test]
+fn a_killed_single_run_collects_its_batch_on_resume() {
+    let ex = example(NAMES[1]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let stuck = Faults {
+        polls_in_progress: usize::MAX,
+        ..Faults::default()
+    };
+    let (server, provider) = rt.block_on(Provider::serve(&[ex.as_path()], Wire::OpenAi, stuck));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let run = |args: &[&str]| {
+        let mut c = bin();
+        c.args(args);
+        Wire::OpenAi.talk(&mut c, &server.base_url, KEY, tmp.path());
+        c
+    };
+    let out_s = out.to_str().unwrap();
+    let ex_s = ex.to_str().unwrap();
+    let mut child = run(&[
+        "run",
+        "--start",
+        "basebrt",
+        "--instance",
+        ex_s,
+        "--out",
+        out_s,
+        "--llm-batch",
+        "--llm-batch-poll",
+        "0.05",
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    while provider.batches().is_empty() {
+        assert!(t0.elapsed().as_secs() < 60, "no batch submitted");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let first = provider.batches();
+    assert_eq!(first.len(), 1);
+
+    // Without the flag (and here against a closed port, so that it goes no further): the
+    // note.
+    let o = bin()
+        .args(["run", "--resume", out_s, "--llm-retries", "0"])
+        .args(["--base-url", "http://127.0.0.1:9"])
+        .env("OPENAI_API_KEY", KEY)
+        .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+        .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!(
+            "a call of this run waits in llm batch {}; resume with --llm-batch",
+            first[0].0
+        )),
+        "{}",
+        text(&o)
+    );
+    provider.set_faults(Faults {
+        polls_in_progress: 1,
+        ..Faults::default()
+    });
+    let o = run(&[
+        "run",
+        "--resume",
+        out_s,
+        "--llm-batch",
+        "--llm-batch-poll",
+        "0.05",
+    ])
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let batches = provider.batches();
+    assert_eq!(batches[0], first[0], "not submitted again");
+    assert!(
+        batches[1..]
+            .iter()
+            .all(|(_, r)| r.iter().all(|id| !first[0].1.contains(id))),
+        "{batches:?}"
+    );
+    let s = read_json(&out.join("session.json"));
+    let calls = s["llm_calls"].as_array().unwrap();
+    let singles = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/v1/chat/completions")
+        .count();
+    assert_eq!(singles, 0, "{batches:?} {}", text(&o));
+    assert_eq!(calls[0]["batch"], first[0].0.as_str(), "{:#}", calls[0]);
+    assert_eq!(batches.len(), calls.len(), "every call paid once");
+    let r = read_json(&out.join("report.json"));
+    assert_eq!(r["f2p"]["f2p"], true, "{r:#}");
+}

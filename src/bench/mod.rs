@@ -282,25 +282,13 @@ fn batcher(
         llm_retries: t.llm_retries,
         ..Default::default()
     };
-    let mut retry = crate::llm::retry::RetryPolicy::default();
-    if let Some(n) = t.llm_retries {
-        retry.max_attempts = n + 1;
-    }
-    let api = workbench::model::http_provider(&cfg, retry)
-        .map_err(|e| BatchError::LlmBatch(e.to_string()))?
-        .ok_or_else(|| {
-            BatchError::LlmBatch(
-                "provider batches need --llm anthropic or --llm openai (a script answers at once)"
-                    .into(),
-            )
-        })?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Some(news) = rx.recv().await {
             let _ = progress.send(Progress::LlmBatch { news });
         }
     });
-    Ok(Batcher::new(api, &b.out, Some(tx), pacing))
+    workbench::model::batcher(&cfg, &b.out, pacing, Some(tx)).map_err(BatchError::LlmBatch)
 }
 
 /// What an instance's session has paid for so far (nothing without a session): its report's

@@ -15,12 +15,24 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct RunCmdArgs {
     /// Resume a saved session (its directory or its session.json). Only --base-url,
-    /// --llm-retries and --jobs may change on resume; other flags are ignored.
+    /// --llm-retries, --jobs, --budget-usd and --llm-batch may change on resume; other flags
+    /// are ignored.
     #[arg(long, value_name = "SESSION")]
     resume: Option<PathBuf>,
     /// Also write every engine event as a JSON line to this file.
     #[arg(long, value_name = "FILE")]
     events: Option<PathBuf>,
+    /// Send the model calls as the provider's batches (Anthropic Message Batches, OpenAI's
+    /// Batch API) at half price: each call waits for its batch, minutes and up to a day. A
+    /// killed run, resumed with --llm-batch, polls the batch it was waiting on
+    /// (llm_batches.jsonl in its directory) instead of paying again. Needs --llm anthropic
+    /// or --llm openai.
+    #[arg(long)]
+    llm_batch: bool,
+    /// With --llm-batch: seconds before the first poll of a batch (each later poll waits twice
+    /// as long, up to 5 minutes).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    llm_batch_poll: f64,
     #[command(flatten)]
     request: run_args::RunArgs,
 }
@@ -37,11 +49,42 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
     // Everything that can be checked is checked before anything is created; then the output
     // directory is claimed (checked, locked) before the first byte is written into it.
     let request = RunOptions::from(a.request.clone());
+    // A resumed session's provider is checked once it is read (nothing is created then).
+    anyhow::ensure!(
+        !a.llm_batch || a.resume.is_some() || batchable(request.llm.as_deref()),
+        NOT_BATCHABLE
+    );
     let prepared = match &a.resume {
         Some(p) => workbench::resume(p, &request)?,
         None => request.prepare()?,
     };
-    let mut wb = match Workbench::start(prepared, Options::default()).await {
+    anyhow::ensure!(
+        a.llm_batch_poll.is_finite() && a.llm_batch_poll >= 0.0,
+        "--llm-batch-poll takes a number of seconds, e.g. 10"
+    );
+    // A run killed while its call waited in a batch: that answer is paid for already.
+    if !a.llm_batch
+        && let Some((batch, _)) = evootter::llm::batch::waiting(prepared.out.path())
+            .into_values()
+            .next()
+    {
+        eprintln!(
+            "note: a call of this run waits in llm batch {batch}; resume with --llm-batch to \
+             collect it instead of paying for it again"
+        );
+    }
+    let (model, turn) = match a.llm_batch {
+        true => {
+            let (model, turn) = batched(&prepared, a.llm_batch_poll)?;
+            (Some(model), Some(turn))
+        }
+        false => (None, None),
+    };
+    let options = Options {
+        model,
+        ..Options::default()
+    };
+    let mut wb = match Workbench::start(prepared, options).await {
         Ok(wb) => wb,
         Err(StartError::Model { error, session }) => bail!(
             "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
@@ -68,6 +111,7 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
     }
     progress.done();
     let finished = wb.finish().await?;
+    drop(turn);
     let session = finished.session_path.display().to_string();
     match finished.ending {
         Ending::Done { final_test } => {
@@ -92,6 +136,45 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
             ),
         },
     }
+}
+
+const NOT_BATCHABLE: &str = "--llm-batch sends the calls as a provider's batches: the run needs \
+     --llm anthropic or --llm openai";
+
+fn batchable(llm: Option<&str>) -> bool {
+    matches!(llm, Some("anthropic" | "openai"))
+}
+
+/// The session's provider behind a batcher of one participant, its news printed as lines;
+/// the batches' journal is the run's directory.
+fn batched(
+    prepared: &workbench::Prepared,
+    poll: f64,
+) -> anyhow::Result<(
+    std::sync::Arc<dyn evootter::llm::Model>,
+    evootter::llm::batch::Participant,
+)> {
+    let cfg = &prepared.doc.config;
+    anyhow::ensure!(batchable(cfg.llm.as_deref()), NOT_BATCHABLE);
+    let pacing = evootter::llm::batch::Pacing {
+        first_poll: std::time::Duration::from_secs_f64(poll),
+        max_poll: std::time::Duration::from_secs_f64(poll.max(300.0)),
+        // One run: its call is the batch, nothing to wait for.
+        gather: std::time::Duration::ZERO,
+        ..Default::default()
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some(news) = rx.recv().await {
+            eprintln!("   {news}");
+        }
+    });
+    let batcher = workbench::model::batcher(cfg, prepared.out.path(), pacing, Some(tx))
+        .map_err(|e| anyhow::anyhow!("--llm-batch: {e}"))?;
+    let turn = batcher.participant();
+    let name = prepared.doc.inputs.instance.as_deref().unwrap_or("run");
+    let model = workbench::model::cached(Box::new(batcher.client(name)));
+    Ok((model, turn))
 }
 
 /// Ctrl-C or SIGTERM: end every running execution at once (their supervisors kill what the

@@ -146,3 +146,25 @@ pub fn check_spec(spec: &str, reasoning: Option<&str>) -> Result<(), ModelError>
     }
     Ok(())
 }
+
+/// The provider `cfg` names as a [`Batcher`] (`--llm-batch`) whose journal is in `dir`, its
+/// news sent to `news`: the calls of the runs that hold its participants go as the
+/// provider's batches, at half price.
+pub fn batcher(
+    cfg: &RunConfig,
+    dir: &std::path::Path,
+    pacing: crate::llm::batch::Pacing,
+    news: Option<UnboundedSender<crate::llm::batch::BatchNews>>,
+) -> Result<crate::llm::batch::Batcher, String> {
+    let mut retry = RetryPolicy::default();
+    if let Some(n) = cfg.llm_retries {
+        retry.max_attempts = n + 1;
+    }
+    let api = http_provider(cfg, retry)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            "provider batches need --llm anthropic or --llm openai (a script answers at once)"
+                .to_string()
+        })?;
+    Ok(crate::llm::batch::Batcher::new(api, dir, news, pacing))
+}
