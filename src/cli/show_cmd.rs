@@ -259,7 +259,7 @@ fn show_calls(doc: &SessionDoc) {
     let batched = doc.llm_calls.iter().filter(|c| c.batch.is_some()).count();
     if batched > 0 {
         println!(
-            "{batched} of them answered in provider batches (bench --llm-batch), at half price"
+            "{batched} of them answered in provider batches (--llm-batch), at half price"
         );
     }
     println!(
