@@ -153,7 +153,7 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
     assert!(
         shown.contains("  batch msgbatch_000")
             && shown.contains(
-                "of them answered in provider batches (bench --llm-batch), at half price"
+                "of them answered in provider batches (--llm-batch), at half price"
             ),
         "{shown}"
     );
