@@ -371,10 +371,17 @@ const D2_TCP: &str = "tcp://127.0.0.1:23750";
 /// A second Docker daemon on this machine, with the test image; stopped and removed on drop.
 struct SecondDaemon {
     child: std::process::Child,
+    /// Held until the daemon is gone: the tests that start it may run in other processes
+    /// (nextest runs each test alone), where `GATE` does not reach.
+    _lock: std::fs::File,
 }
 
 impl SecondDaemon {
     fn start() -> Self {
+        let lock = std::fs::File::create(format!("{D2}.lock")).unwrap();
+        // SAFETY: flock has no memory-safety preconditions; the fd is open for this call.
+        let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        assert_eq!(locked, 0, "{}", std::io::Error::last_os_error());
         let _ = std::fs::remove_dir_all(D2);
         let _ = std::fs::remove_file("/tmp/evootter-d2.sock");
         std::fs::create_dir_all(D2).unwrap();
@@ -389,7 +396,7 @@ impl SecondDaemon {
             .stderr(log)
             .spawn()
             .unwrap();
-        let d = Self { child };
+        let d = Self { child, _lock: lock };
         let deadline = Instant::now() + Duration::from_secs(30);
         while !Command::new("docker")
             .args(["-H", D2_SOCK, "info"])

@@ -152,9 +152,7 @@ fn instances_advance_in_lockstep_one_anthropic_batch_per_step() {
     let shown = text(&show);
     assert!(
         shown.contains("  batch msgbatch_000")
-            && shown.contains(
-                "of them answered in provider batches (--llm-batch), at half price"
-            ),
+            && shown.contains("of them answered in provider batches (--llm-batch), at half price"),
         "{shown}"
     );
     // Per step too: envconf's two crossovers on one line.

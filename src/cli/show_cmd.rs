@@ -258,9 +258,7 @@ fn show_calls(doc: &SessionDoc) {
     );
     let batched = doc.llm_calls.iter().filter(|c| c.batch.is_some()).count();
     if batched > 0 {
-        println!(
-            "{batched} of them answered in provider batches (--llm-batch), at half price"
-        );
+        println!("{batched} of them answered in provider batches (--llm-batch), at half price");
     }
     println!(
         "the prompts' bytes that repeat the start of an earlier call's (what a prefix cache \
