@@ -408,7 +408,7 @@ fn a_single_run_sends_its_calls_as_batches_at_half_price() {
     );
 }
 
-/// A single run killed while its call waits in a batch: resumed without --llm-batch it says
+/// A single run stopped while its call waits in a batch: resumed without --llm-batch it says
 /// where that call is and how to collect it; with it, it polls that batch rather than
 /// paying for the call again.
 #[test]
@@ -430,7 +430,7 @@ fn a_killed_single_run_collects_its_batch_on_resume() {
     };
     let out_s = out.to_str().unwrap();
     let ex_s = ex.to_str().unwrap();
-    let mut child = run(&[
+    let child = run(&[
         "run",
         "--start",
         "basebrt",
@@ -443,7 +443,7 @@ fn a_killed_single_run_collects_its_batch_on_resume() {
         "0.05",
     ])
     .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
     .spawn()
     .unwrap();
     let t0 = std::time::Instant::now();
@@ -452,8 +452,18 @@ fn a_killed_single_run_collects_its_batch_on_resume() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // Stopped as Ctrl-C stops it: it says how to go on, its calls in batches again.
+    // SAFETY: kill has no memory-safety preconditions; the pid is our unreaped child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        text(&o).contains(&format!(
+            "evootter run --resume {}/session.json --llm-batch",
+            out_s
+        )),
+        "{}",
+        text(&o)
+    );
     let first = provider.batches();
     assert_eq!(first.len(), 1);
 

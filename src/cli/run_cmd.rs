@@ -54,14 +54,14 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         !a.llm_batch || a.resume.is_some() || batchable(request.llm.as_deref()),
         NOT_BATCHABLE
     );
-    let prepared = match &a.resume {
-        Some(p) => workbench::resume(p, &request)?,
-        None => request.prepare()?,
-    };
     anyhow::ensure!(
         a.llm_batch_poll.is_finite() && a.llm_batch_poll >= 0.0,
         "--llm-batch-poll takes a number of seconds, e.g. 10"
     );
+    let prepared = match &a.resume {
+        Some(p) => workbench::resume(p, &request)?,
+        None => request.prepare()?,
+    };
     // A run killed while its call waited in a batch: that answer is paid for already.
     if !a.llm_batch
         && let Some((batch, _)) = evootter::llm::batch::waiting(prepared.out.path())
@@ -84,10 +84,12 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         model,
         ..Options::default()
     };
+    // How to go on, as this run was started: its calls in batches again if they were.
+    let batch_flag = if a.llm_batch { " --llm-batch" } else { "" };
     let mut wb = match Workbench::start(prepared, options).await {
         Ok(wb) => wb,
         Err(StartError::Model { error, session }) => bail!(
-            "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}",
+            "{}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {}{batch_flag}",
             super::exit::error_text(&error.into()),
             session.display()
         ),
@@ -120,16 +122,16 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         }
         Ending::Cancelled => {
             eprintln!(
-                "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {session}"
+                "\ninterrupted; the session is saved. Continue with:\n  evootter run --resume {session}{batch_flag}"
             );
             Ok(ExitCode::from(super::exit::EXIT_INTERRUPTED))
         }
         Ending::Failed { error } => match error.resume() {
             Some(Resume::LargerBudget) => bail!(
-                "{error}\nThe session is saved; continue with a larger budget:\n  evootter run --resume {session} --budget-usd Y"
+                "{error}\nThe session is saved; continue with a larger budget:\n  evootter run --resume {session} --budget-usd Y{batch_flag}"
             ),
             Some(Resume::AfterFix) => bail!(
-                "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}"
+                "{error}\nThe session is saved; after fixing the cause, continue with:\n  evootter run --resume {session}{batch_flag}"
             ),
             None => bail!(
                 "{error}\nThe session is saved in {session} (it cannot be continued; --force there starts over)"
