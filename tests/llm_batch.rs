@@ -480,9 +480,9 @@ fn a_killed_single_run_collects_its_batch_on_resume() {
     assert!(!o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains(&format!(
-            "a call of this run waits in llm batch {}; resume with --llm-batch",
+            "note: a call of this run waits in llm batch {}; `evootter run --resume ",
             first[0].0
-        )),
+        )) && text(&o).contains("--llm-batch` collects it instead of paying for it again"),
         "{}",
         text(&o)
     );

@@ -62,17 +62,6 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         Some(p) => workbench::resume(p, &request)?,
         None => request.prepare()?,
     };
-    // A run killed while its call waited in a batch: that answer is paid for already.
-    if !a.llm_batch
-        && let Some((batch, _)) = evootter::llm::batch::waiting(prepared.out.path())
-            .into_values()
-            .next()
-    {
-        eprintln!(
-            "note: a call of this run waits in llm batch {batch}; resume with --llm-batch to \
-             collect it instead of paying for it again"
-        );
-    }
     let (model, turn) = match a.llm_batch {
         true => {
             let (model, turn) = batched(&prepared, a.llm_batch_poll)?;

@@ -1171,9 +1171,16 @@ fn on_event(s: &mut State, e: Event) {
             s.busy = false;
             s.running.clear();
             s.running_pairs.clear();
-            s.say(format!(
+            // A note said as the session opened (a call waiting in a provider batch) stays
+            // readable above what the gate asks.
+            let note = s.notice.clone().filter(|n| n.starts_with("note: "));
+            let paused = format!(
                 "paused at the gate before generation {generation}'s crossover: curate (x e a p u), then `c`"
-            ));
+            );
+            s.say(match note {
+                Some(note) => format!("{note}\n{paused}"),
+                None => paused,
+            });
         }
         Event::Finished { final_test } => {
             s.busy = false;
@@ -1358,6 +1365,34 @@ mod tests {
         assert!(ro.messages.last().unwrap().contains("read-only"));
         assert!(update(&mut s, Action::Step).is_empty());
         assert!(s.messages.last().unwrap().contains("finished"));
+    }
+
+    /// A note said as the session opens (a call waiting in a provider batch) is not wiped by
+    /// the gate's own message that follows it.
+    #[test]
+    fn a_note_at_opening_stays_above_the_gate_message() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 1 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        for event in [
+            Event::Note {
+                message: "a call of this run waits in llm batch msgbatch_1".into(),
+            },
+            Event::Paused { generation: 1 },
+        ] {
+            update(
+                &mut s,
+                Action::Event {
+                    event: Box::new(event),
+                },
+            );
+        }
+        let said = s.notice.clone().unwrap();
+        assert!(said.starts_with("note: a call of this run waits"), "{said}");
+        assert!(
+            said.contains("\npaused at the gate before generation 1"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -255,6 +255,19 @@ impl Workbench {
         header.extend(doc.notes.iter().map(|n| format!("note: {n}")));
 
         let (tx, events) = mpsc::unbounded_channel();
+        // A run stopped while its call waited in a provider batch (`run --llm-batch`), now
+        // going on without batches, would pay for that call again.
+        if opts.model.is_none()
+            && let Some((batch, _)) = crate::llm::batch::waiting(out.path()).into_values().next()
+        {
+            let _ = tx.send(Event::Note {
+                message: format!(
+                    "a call of this run waits in llm batch {batch}; `evootter run --resume {} \
+                     --llm-batch` collects it instead of paying for it again",
+                    session_path.display()
+                ),
+            });
+        }
         let model = match opts.model {
             Some(m) => Some(m),
             None => match model::build(&doc, Some(tx.clone())) {
