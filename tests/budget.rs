@@ -72,8 +72,18 @@ fn a_run_stops_before_its_budget_and_resumes_with_a_larger_one() {
     );
     let r = read_json(&out.join("report.json"));
     assert_eq!(r["f2p"]["f2p"], true, "{r:#}");
+    assert_eq!(
+        r["budget_usd"], 1.0,
+        "the report says what was allowed beside what was spent"
+    );
     let s = read_json(&out.join("session.json"));
     assert_eq!(s["config"]["budget_usd"], 1.0);
+    let show = bin().args(["show", "--calls"]).arg(&out).output().unwrap();
+    assert!(
+        text(&show).contains("the run's budget: $1.00 (--budget-usd)"),
+        "{}",
+        text(&show)
+    );
     assert!(
         s["notes"]
             .as_array()

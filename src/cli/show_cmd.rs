@@ -260,6 +260,9 @@ fn show_calls(doc: &SessionDoc) {
     if batched > 0 {
         println!("{batched} of them answered in provider batches (--llm-batch), at half price");
     }
+    if let Some(limit) = doc.config.budget_usd {
+        println!("the run's budget: ${limit:.2} (--budget-usd)");
+    }
     println!(
         "the prompts' bytes that repeat the start of an earlier call's (what a prefix cache \
          could read at most): {:.0}%",

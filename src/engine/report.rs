@@ -222,6 +222,8 @@ pub fn report(doc: &SessionDoc) -> Value {
     });
     // `null` when a model is missing from the price table: an unknown cost is not zero.
     r["cost_usd"] = json!(totals.cost_usd.map(|c| (c * 1e6).round() / 1e6));
+    // The run's own limit (`--budget-usd`), `null` without one.
+    r["budget_usd"] = json!(doc.config.budget_usd);
     if let Some(f) = doc.final_test.as_ref().and_then(|t| doc.evaluation.get(t)) {
         r["f2p"] = json!(f);
         let pool_f2p = doc
