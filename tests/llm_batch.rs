@@ -406,6 +406,21 @@ fn a_single_run_sends_its_calls_as_batches_at_half_price() {
         !tmp.path().join("scripted").exists(),
         "refused before anything is created"
     );
+    // So is a provider without its key (Anthropic's; an OpenAI-compatible server may need none).
+    let mut c = bin();
+    c.args(["run", "--start", "basebrt", "--instance"])
+        .arg(&ex)
+        .arg("--out")
+        .arg(tmp.path().join("nokey"))
+        .arg("--llm-batch");
+    Wire::Anthropic.talk(&mut c, &server.base_url, KEY, tmp.path());
+    let o = c.env_remove("ANTHROPIC_API_KEY").output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("ANTHROPIC_API_KEY"), "{}", text(&o));
+    assert!(
+        !tmp.path().join("nokey").exists(),
+        "refused before anything is created"
+    );
 }
 
 /// A single run stopped while its call waits in a batch: resumed without --llm-batch it says

@@ -273,15 +273,7 @@ fn batcher(
     pacing: Pacing,
     progress: tokio::sync::mpsc::UnboundedSender<Progress>,
 ) -> Result<Batcher, BatchError> {
-    let t = &b.template;
-    let cfg = crate::engine::RunConfig {
-        llm: t.llm.clone(),
-        llm_model: t.model.clone(),
-        llm_base_url: t.base_url.clone(),
-        llm_reasoning: t.reasoning.clone(),
-        llm_retries: t.llm_retries,
-        ..Default::default()
-    };
+    let cfg = b.template.llm_config();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Some(news) = rx.recv().await {

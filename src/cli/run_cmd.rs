@@ -58,6 +58,11 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         a.llm_batch_poll.is_finite() && a.llm_batch_poll >= 0.0,
         "--llm-batch-poll takes a number of seconds, e.g. 10"
     );
+    // A new run's provider (its key) is checked before its directory is claimed.
+    if a.llm_batch && a.resume.is_none() {
+        workbench::model::http_provider(&request.llm_config(), Default::default())
+            .map_err(|e| anyhow::anyhow!("--llm-batch: {e}"))?;
+    }
     let prepared = match &a.resume {
         Some(p) => workbench::resume(p, &request)?,
         None => request.prepare()?,

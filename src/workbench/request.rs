@@ -70,6 +70,19 @@ pub struct Prepared {
 }
 
 impl RunOptions {
+    /// The model these options name, as a run's configuration holds it (nothing else set):
+    /// for what needs the provider before a session exists (`--llm-batch`).
+    pub fn llm_config(&self) -> RunConfig {
+        RunConfig {
+            llm: self.llm.clone(),
+            llm_model: self.model.clone(),
+            llm_base_url: self.base_url.clone(),
+            llm_reasoning: self.reasoning.clone(),
+            llm_retries: self.llm_retries,
+            ..Default::default()
+        }
+    }
+
     /// Checks every option and file, then claims the output directory. Nothing is created
     /// before the checks pass.
     pub fn prepare(&self) -> Result<Prepared, RequestError> {
