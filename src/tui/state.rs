@@ -628,6 +628,10 @@ pub struct State {
     /// The message line: the newest message while it applies (on the screen it was said on,
     /// until the next act).
     pub notice: Option<String>,
+    /// The last note the workbench sent (a call waiting in a provider batch, a resumed
+    /// setting): it stays above later messages until the user's next act, so the gate's own
+    /// message does not wipe what was said as the session opened.
+    pub note: Option<String>,
     /// The last traced re-run of a pair (Why screen, Enter).
     pub rerun: Option<RerunState>,
     /// The editor, while it is open (its text is the app's widget).
@@ -706,6 +710,7 @@ impl State {
             pair_diff: None,
             curate_row: 0,
             curate_follow: None,
+            note: None,
             transcript_call: 0,
             messages: vec![],
             notice: None,

@@ -118,11 +118,20 @@ fn moved(v: usize, d: i64) -> usize {
 impl State {
     fn say(&mut self, m: impl Into<String>) {
         let m = m.into();
-        self.notice = Some(m.clone());
+        self.notice = Some(match &self.note {
+            Some(note) if *note != m => format!("{note}\n{m}"),
+            _ => m.clone(),
+        });
         self.messages.push(m);
         if self.messages.len() > 200 {
             self.messages.remove(0);
         }
+    }
+
+    /// The user acted: what the message line said (a note too) is stale.
+    fn clear_notice(&mut self) {
+        self.notice = None;
+        self.note = None;
     }
 
     /// Another screen: what the message line said belonged to the one left.
@@ -130,7 +139,7 @@ impl State {
         if s != self.screen {
             self.history.push(self.screen);
             self.screen = s;
-            self.notice = None;
+            self.clear_notice();
         }
     }
 
@@ -251,7 +260,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     // An act (anything but moving around) makes what the message line said about the last
     // one stale.
     if action.is_key_intent() && action.in_footer() {
-        s.notice = None;
+        s.clear_notice();
     }
     match action {
         Action::NextScreen | Action::PrevScreen => {
@@ -275,7 +284,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                 s.help = false;
             } else if let Some(prev) = s.history.pop() {
                 s.screen = prev;
-                s.notice = None;
+                s.clear_notice();
             } else if s.back_to.is_some() {
                 // Nothing to go back to here: back to the screen this one was opened from.
                 s.quit = true;
@@ -1171,16 +1180,9 @@ fn on_event(s: &mut State, e: Event) {
             s.busy = false;
             s.running.clear();
             s.running_pairs.clear();
-            // A note said as the session opened (a call waiting in a provider batch) stays
-            // readable above what the gate asks.
-            let note = s.notice.clone().filter(|n| n.starts_with("note: "));
-            let paused = format!(
+            s.say(format!(
                 "paused at the gate before generation {generation}'s crossover: curate (x e a p u), then `c`"
-            );
-            s.say(match note {
-                Some(note) => format!("{note}\n{paused}"),
-                None => paused,
-            });
+            ));
         }
         Event::Finished { final_test } => {
             s.busy = false;
@@ -1225,7 +1227,12 @@ fn on_event(s: &mut State, e: Event) {
             s.curate_follow = None;
             s.say(format!("refused: {reason}"))
         }
-        Event::Note { message } => s.say(format!("note: {message}")),
+        Event::Note { message } => {
+            let note = format!("note: {message}");
+            s.note = None;
+            s.say(note.clone());
+            s.note = Some(note);
+        }
         Event::Selected {
             generation,
             selected,
@@ -1368,7 +1375,7 @@ mod tests {
     }
 
     /// A note said as the session opens (a call waiting in a provider batch) is not wiped by
-    /// the gate's own message that follows it.
+    /// the gate's own message that follows it; the user's next act clears both.
     #[test]
     fn a_note_at_opening_stays_above_the_gate_message() {
         let mut d = doc();
@@ -1393,6 +1400,16 @@ mod tests {
             said.contains("\npaused at the gate before generation 1"),
             "{said}"
         );
+        update(&mut s, Action::SortRows);
+        assert_eq!(s.notice, None);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: 2 }),
+            },
+        );
+        let said = s.notice.clone().unwrap();
+        assert!(said.starts_with("paused at the gate"), "{said}");
     }
 
     #[test]
