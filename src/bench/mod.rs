@@ -81,7 +81,8 @@ pub enum BatchError {
         "{0} is not a directory of mirrors; pass --repos DIR holding OWNER/NAME or OWNER/NAME.git"
     )]
     NoRepos(PathBuf),
-    #[error("--llm-batch: {0}")]
+    /// Why the batch's model cannot take `--llm-batch` (the words name the flag).
+    #[error("{0}")]
     LlmBatch(String),
     #[error("cannot write the batch output {path}: {source}")]
     Out {

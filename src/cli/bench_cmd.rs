@@ -141,10 +141,9 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             "{flag} takes a number of seconds, e.g. 10"
         );
     }
-    anyhow::ensure!(
-        !a.llm_batch || matches!(r.llm.as_deref(), Some("anthropic" | "openai")),
-        "--llm-batch sends the calls as a provider's batches: pass --llm anthropic or --llm openai"
-    );
+    if a.llm_batch {
+        evootter::workbench::model::batch_api(&r.llm_config()).map_err(anyhow::Error::msg)?;
+    }
     let mut request = request;
     request.budget_usd = a.budget_usd_per_instance;
     let r = &request;

@@ -49,19 +49,14 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
     // Everything that can be checked is checked before anything is created; then the output
     // directory is claimed (checked, locked) before the first byte is written into it.
     let request = RunOptions::from(a.request.clone());
-    // A resumed session's provider is checked once it is read (nothing is created then).
-    anyhow::ensure!(
-        !a.llm_batch || a.resume.is_some() || batchable(request.llm.as_deref()),
-        NOT_BATCHABLE
-    );
     anyhow::ensure!(
         a.llm_batch_poll.is_finite() && a.llm_batch_poll >= 0.0,
         "--llm-batch-poll takes a number of seconds, e.g. 10"
     );
-    // A new run's provider (its key) is checked before its directory is claimed.
+    // A new run's provider (a script cannot batch; its key) is checked before its directory
+    // is claimed; a resumed session's once it is read (nothing is created then).
     if a.llm_batch && a.resume.is_none() {
-        workbench::model::http_provider(&request.llm_config(), Default::default())
-            .map_err(|e| anyhow::anyhow!("--llm-batch: {e}"))?;
+        workbench::model::batch_api(&request.llm_config()).map_err(anyhow::Error::msg)?;
     }
     let prepared = match &a.resume {
         Some(p) => workbench::resume(p, &request)?,
@@ -134,13 +129,6 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-const NOT_BATCHABLE: &str = "--llm-batch sends the calls as a provider's batches: the run needs \
-     --llm anthropic or --llm openai";
-
-fn batchable(llm: Option<&str>) -> bool {
-    matches!(llm, Some("anthropic" | "openai"))
-}
-
 /// The session's provider behind a batcher of one participant, its news printed as lines;
 /// the batches' journal is the run's directory.
 fn batched(
@@ -151,7 +139,6 @@ fn batched(
     evootter::llm::batch::Participant,
 )> {
     let cfg = &prepared.doc.config;
-    anyhow::ensure!(batchable(cfg.llm.as_deref()), NOT_BATCHABLE);
     let pacing = evootter::llm::batch::Pacing {
         first_poll: std::time::Duration::from_secs_f64(poll),
         max_poll: std::time::Duration::from_secs_f64(poll.max(300.0)),
@@ -166,7 +153,7 @@ fn batched(
         }
     });
     let batcher = workbench::model::batcher(cfg, prepared.out.path(), pacing, Some(tx))
-        .map_err(|e| anyhow::anyhow!("--llm-batch: {e}"))?;
+        .map_err(anyhow::Error::msg)?;
     let turn = batcher.participant();
     let name = prepared.doc.inputs.instance.as_deref().unwrap_or("run");
     let model = workbench::model::cached(Box::new(batcher.client(name)));

@@ -147,6 +147,22 @@ pub fn check_spec(spec: &str, reasoning: Option<&str>) -> Result<(), ModelError>
     Ok(())
 }
 
+/// The provider `cfg` names as a batch API (`--llm-batch`), or why it cannot be one (a
+/// script, a missing key): checked before anything is created, and used by [`batcher`].
+pub fn batch_api(cfg: &RunConfig) -> Result<Arc<dyn BatchApi>, String> {
+    let mut retry = RetryPolicy::default();
+    if let Some(n) = cfg.llm_retries {
+        retry.max_attempts = n + 1;
+    }
+    http_provider(cfg, retry)
+        .map_err(|e| format!("--llm-batch: {e}"))?
+        .ok_or_else(|| {
+            "--llm-batch sends the calls as a provider's batches: pass --llm anthropic or --llm \
+             openai (a script answers at once)"
+                .to_string()
+        })
+}
+
 /// The provider `cfg` names as a [`Batcher`] (`--llm-batch`) whose journal is in `dir`, its
 /// news sent to `news`: the calls of the runs that hold its participants go as the
 /// provider's batches, at half price.
@@ -156,15 +172,10 @@ pub fn batcher(
     pacing: crate::llm::batch::Pacing,
     news: Option<UnboundedSender<crate::llm::batch::BatchNews>>,
 ) -> Result<crate::llm::batch::Batcher, String> {
-    let mut retry = RetryPolicy::default();
-    if let Some(n) = cfg.llm_retries {
-        retry.max_attempts = n + 1;
-    }
-    let api = http_provider(cfg, retry)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| {
-            "provider batches need --llm anthropic or --llm openai (a script answers at once)"
-                .to_string()
-        })?;
-    Ok(crate::llm::batch::Batcher::new(api, dir, news, pacing))
+    Ok(crate::llm::batch::Batcher::new(
+        batch_api(cfg)?,
+        dir,
+        news,
+        pacing,
+    ))
 }
