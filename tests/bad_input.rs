@@ -45,6 +45,40 @@ fn unknown_focal_function_lists_what_the_file_defines() {
     assert!(err.contains("calc/nope.py"), "{err}");
 }
 
+/// `mutants` needs somewhere to look: an instance or a repository, and focal functions.
+#[test]
+fn mutants_without_a_repository_or_focal_functions_says_what_to_give() {
+    let (code, err) = stderr_of(&["mutants"]);
+    assert_eq!(code, Some(2), "clap usage error: {err}");
+    assert!(
+        err.contains("--instance") && err.contains("--repo"),
+        "{err}"
+    );
+    // An instance without `focal` (its model localizes): the flag to give is named.
+    let dir = tempfile::tempdir().unwrap();
+    tiny_repo(dir.path());
+    std::fs::write(dir.path().join("issue.md"), "clamp is off by one\n").unwrap();
+    std::fs::write(
+        dir.path().join("instance.toml"),
+        "name = \"nofocal\"\nrepo = \"repo\"\nissue = \"issue.md\"\n",
+    )
+    .unwrap();
+    let (code, err) = stderr_of(&["mutants", "--instance", dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("names no focal functions") && err.contains("--focal FILE::QUALNAME"),
+        "{err}"
+    );
+    let (code, err) = stderr_of(&[
+        "mutants",
+        "--instance",
+        dir.path().to_str().unwrap(),
+        "--focal",
+        "calc/ops.py::clamp",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
 #[test]
 fn mutants_json_lists_stable_ids() {
     let dir = tempfile::tempdir().unwrap();

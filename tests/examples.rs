@@ -132,6 +132,29 @@ fn candidates_mode_runs_without_a_model() {
         s["inputs"]["focal"].as_array().unwrap().len(),
         inst.focal.len()
     );
+    // `evootter mutants --instance` lists the pool this run drew from (its focal functions,
+    // its seed), when asked for as many.
+    let pool: Vec<&str> = s["pool"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    let listed = bin()
+        .args(["mutants", "--json", "--instance"])
+        .arg(&ex)
+        .args(["--count", &pool.len().to_string()])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", text(&listed));
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, pool, "mutants --instance lists the run's pool");
 
     // The rescues are judged by the repository's own tests: its wrong-expectation test
     // (`test_page_end_index_orphans.py`, failing before and after the fix) out-kills the
@@ -268,10 +291,16 @@ fn readme_demo_runs_the_full_workflow_offline() {
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let calls = show(&["--calls"]);
-    assert_eq!(
-        calls.lines().filter(|l| l.contains("scripted")).count(),
-        9,
-        "{calls}"
+    // A call's row: its number, its step, its model.
+    let scripted_rows = calls
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 2 && w[0].parse::<usize>().is_ok() && w[2] == "scripted")
+        .count();
+    assert_eq!(scripted_rows, 9, "{calls}");
+    assert!(
+        calls.contains("9 of them scripted (replies recorded in the instance, no provider called)"),
+        "the zeros are explained: {calls}"
     );
     let crossover = calls
         .lines()

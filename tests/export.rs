@@ -35,8 +35,21 @@ fn the_mutation_report_has_every_mutant_with_its_killers() {
             .unwrap()
             .contains("def clamp")
     );
+    // test_b.py (clamp(5, 0, 10)) never runs lines 4 and 6 (`return lo`, `return hi - 1`):
+    // it ran on mutants there but covers none of them.
+    let inside = session["tests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, t)| t["name"] == "test_b.py")
+        .map(|(id, _)| id.as_str())
+        .unwrap();
+    // Executions are keyed by the first 16 characters of the test's hash.
+    let inside_hash = &session["tests"][inside]["hash"].as_str().unwrap()[..16];
     let mut killed = 0;
+    let mut unreached_runs = 0;
     for m in mutants {
+        let id = m["id"].as_str().unwrap();
         let status = m["status"].as_str().unwrap();
         let by: Vec<&str> = m["killedBy"]
             .as_array()
@@ -51,19 +64,31 @@ fn the_mutation_report_has_every_mutant_with_its_killers() {
             .map(|v| v.as_str().unwrap())
             .collect();
         assert!(by.iter().all(|t| covered.contains(t)), "{m}");
+        let line = m["location"]["start"]["line"].as_u64().unwrap();
+        if [4, 6].contains(&line)
+            && session["executions"]
+                .get(format!("{inside_hash}@{id}"))
+                .is_some()
+        {
+            unreached_runs += 1;
+            assert!(!covered.contains(&inside), "{m}");
+        }
         match status {
             "Killed" | "Timeout" => {
                 killed += 1;
                 assert!(!by.is_empty(), "{m}");
             }
             "Survived" => assert!(by.is_empty() && !covered.is_empty(), "{m}"),
-            "Ignored" => assert!(covered.is_empty(), "{m}"),
+            "Ignored" | "NoCoverage" => assert!(covered.is_empty(), "{m}"),
             other => panic!("unexpected status {other}"),
         }
-        let line = m["location"]["start"]["line"].as_u64().unwrap();
         assert!(line >= 1, "{m}");
     }
     assert!(killed > 0, "the F2P test kills something");
+    assert!(
+        unreached_runs > 0,
+        "test_b.py ran on a mutant it never reaches"
+    );
     let tests = r["testFiles"].as_object().unwrap();
     let n: usize = tests
         .values()

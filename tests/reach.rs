@@ -236,12 +236,15 @@ fn traced_baselines_log_as_untraced_ones_and_sampling_by_reach_is_a_choice() {
         .find(|(t, m)| !g.scores[*t].kills.contains(m))
         .expect("a survived cell");
     let pair = evootter::engine::pair::find(&reached, t, m).unwrap();
-    let why = evootter::tui::why::reasons(
+    let why = evootter::engine::why::reasons(
         &reached,
         0,
         &pair,
         &evootter::engine::reach::from_disk(&reached),
     )
+    .into_iter()
+    .map(|r| r.text)
+    .collect::<Vec<_>>()
     .join("\n");
     assert!(
         why.contains(&format!("{t}'s c_old run executes the mutant's"))

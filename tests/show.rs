@@ -150,16 +150,46 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
             .cloned()
             .collect();
         assert_eq!(columns, expected, "columns in `mutants` order:\n{b}");
-        // Each column's glyphs belong to the mutant the legend names there.
+        // Each column's glyphs belong to the mutant the legend names there: a kill glyph
+        // exactly where the session counts a kill.
         for t in strings(&g["tests"]) {
             let glyphs: Vec<char> = row(b, &t).chars().collect();
             let killed = strings(&g["scores"][&t]["kills"]);
             for (j, id) in columns.iter().enumerate() {
                 assert_eq!(
-                    glyphs[j] != '.',
+                    "KkRTE".contains(glyphs[j]),
                     killed.contains(id),
                     "{t} column {} ({id}):\n{b}",
                     j + 1
+                );
+            }
+        }
+        // The Grid's `killed by` row: per column, the tests whose glyph is a kill.
+        let counts: Vec<usize> = b
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("killed by, column by column: "))
+            .unwrap_or_else(|| panic!("no killed by line:\n{b}"))
+            .split(' ')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let rows: Vec<Vec<char>> = strings(&g["tests"])
+            .iter()
+            .map(|t| row(b, t).chars().collect())
+            .collect();
+        let expected: Vec<usize> = (0..columns.len())
+            .map(|j| rows.iter().filter(|r| "KkRTE".contains(r[j])).count())
+            .collect();
+        assert_eq!(counts, expected, "{b}");
+        // Every glyph of the block is named on its `cells:` line, as the TUI names it.
+        let cells_line = b
+            .lines()
+            .find(|l| l.trim_start().starts_with("cells: "))
+            .unwrap_or_else(|| panic!("no cells: line in:\n{b}"));
+        for t in strings(&g["tests"]) {
+            for c in row(b, &t).chars() {
+                assert!(
+                    cells_line.contains(&format!("{c} ")),
+                    "{c} is not in the legend:\n{b}"
                 );
             }
         }
@@ -173,6 +203,53 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
         );
     }
     let b0 = block(&shown, 0);
+    // t2 (clamp(15, 0, 10)) never runs `return lo`: a mutant there cannot be killed by it,
+    // and its row says so as the Grid does (`_`, not `.`), and so does the pair.
+    assert!(
+        b0.contains("_ not reached (survived: never runs the mutated lines)"),
+        "{b0}"
+    );
+    let t2 = row(b0, "t2");
+    let j = t2
+        .find('_')
+        .unwrap_or_else(|| panic!("t2 reaches every mutant:\n{b0}"));
+    let pair = stdout(
+        &bin()
+            .arg("show")
+            .arg(&session_path)
+            .args(["--test", "t2", "--mutant", &legend(b0)[j]])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        pair.contains("-> not reached: the mutated lines never run"),
+        "{pair}"
+    );
+    // Why, in the Why screen's words: the reach first, then who does kill it.
+    let why = pair
+        .split("\nwhy (generation ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no why:\n{pair}"));
+    let reasons: Vec<&str> = why.lines().filter(|l| l.starts_with("- ")).collect();
+    assert!(
+        reasons
+            .first()
+            .is_some_and(|r| r.starts_with("- t2's c_old run never executes the mutant's line")),
+        "{pair}"
+    );
+    // The raw logs, before normalization, on asking.
+    let raw = stdout(
+        &bin()
+            .arg("show")
+            .arg(&session_path)
+            .args(["--test", "t2", "--mutant", &legend(b0)[j], "--raw"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        raw.contains("\nraw log, c_old -> mutant:\n") && !raw.contains("normalized log, c_old"),
+        "{raw}"
+    );
     assert!(
         b0.lines().any(|l| l.contains("t1 has the most kills")
             && l.contains("passes on c_old")

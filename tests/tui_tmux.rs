@@ -90,7 +90,7 @@ fn session_walkthrough(width: u16, height: u16) {
 
     // Run to the first gate: the model's steps, the mutants, generation 0's executions.
     t.keys(&["r"]);
-    t.wait_for("at the gate before generation 0", 240);
+    t.wait_for("paused before generation 0's crossover", 240);
     t.keys(&["2"]);
     let grid = t.wait_for("killed by", 10);
     assert!(grid.contains("generation 0"), "{grid}");
@@ -133,7 +133,7 @@ fn session_walkthrough(width: u16, height: u16) {
     t.keys(&["# edited in the workbench", "Enter", "C-s"]);
     t.wait_for("you edited", 120);
     t.keys(&["c"]);
-    let gate1 = t.wait_for("at the gate before generation 1", 300);
+    let gate1 = t.wait_for("paused before generation 1's crossover", 300);
     assert!(!gate1.contains("EVOOTTER-EXITED"), "{gate1}");
 
     // Pin the first survivor as the final test: it asks first, `n` changes nothing, `u`
@@ -255,6 +255,69 @@ fn the_shipped_demo_session_opens_without_python() {
     t.wait_for("localize_files", 10);
     t.keys(&["q"]);
     t.wait_for("EVOOTTER-EXITED 0", 20);
+}
+
+/// `evootter open` with no session lists the saved ones: each by its directory, the selected
+/// one's full path and what opening it does; one that cannot be read is listed with its
+/// reason, not opened and not touched; Enter on a readable one opens it.
+#[test]
+fn open_without_a_session_lists_them_and_opens_the_chosen_one() {
+    let bin = env!("CARGO_BIN_EXE_evootter");
+    let data = tempfile::tempdir().unwrap();
+    let sessions = data.path().join("evootter/sessions");
+    for dir in ["first-run", "second-run"] {
+        let to = sessions.join(dir);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(
+            root().join("sessions/demo/session.json"),
+            to.join("session.json"),
+        )
+        .unwrap();
+    }
+    let broken = sessions.join("broken/session.json");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    let newer = "{\"schema_version\": 99}";
+    std::fs::write(&broken, newer).unwrap();
+    // Saved now, so it is the newest: listed first.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let name = format!("evootter-picker-{}", std::process::id());
+    let t = Tmux::start(
+        &name,
+        80,
+        24,
+        &format!(
+            "cd {} && XDG_DATA_HOME={} {bin} open",
+            elsewhere.path().display(),
+            data.path().display()
+        ),
+    );
+    let s = t.wait_for("saved sessions (3)", 30);
+    for dir in ["broken", "first-run", "second-run"] {
+        assert!(s.contains(dir), "{dir} is listed:\n{s}");
+    }
+    assert!(s.contains(&broken.display().to_string()), "{s}");
+    assert!(
+        s.contains("schema version 99"),
+        "why it cannot be opened:\n{s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("move it away or open another", 10);
+    assert_eq!(std::fs::read_to_string(&broken).unwrap(), newer);
+    // A search narrows the list to the second run; Enter opens it.
+    t.keys(&["/", "SECOND", "Enter"]);
+    let s = t.wait_for("1 of 3 holding \"SECOND\"", 10);
+    assert!(!s.contains("first-run") && !s.contains("broken"), "{s}");
+    let chosen = "second-run";
+    assert!(s.contains(&format!("{chosen}/session.json")), "{s}");
+    assert!(s.contains("finished: opens read-only"), "{s}");
+    t.keys(&["Enter"]);
+    // The workbench's header, which the list does not have.
+    t.wait_for("SCRIPTED  read-only  1 Time", 30);
+    t.keys(&["1"]);
+    t.wait_for("final test:", 10);
+    t.keys(&["q"]);
+    t.wait_for("EVOOTTER-EXITED 0", 20);
+    assert!(sessions.join(chosen).join("session.json").is_file());
 }
 
 /// Whether every pane on `screen` that says where it is (`lines a-b of n`) shows its end, and

@@ -127,7 +127,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     })
     .await;
     assert!(
-        format!("{e:?}").contains("vetoed already (u takes the veto back)"),
+        format!("{e:?}").contains("vetoed already (an undo takes the veto back)"),
         "{e:?}"
     );
     // The last parent cannot be vetoed.
@@ -183,6 +183,26 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
         act.kind.describe(),
         format!("undid \"edited t1 into {}\"", new.id)
     );
+    // Redo gives the edit back (nothing runs again), and undo takes it back once more.
+    let runs = exec.requests().len();
+    wb.send(Command::Act(ActRequest::Redo));
+    let redo = until(&mut wb, "the redo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), std::slice::from_ref(&new.id));
+    let Event::Acted { act } = redo else {
+        unreachable!()
+    };
+    assert_eq!(
+        act.kind.describe(),
+        format!("redid \"edited t1 into {}\"", new.id)
+    );
+    assert_eq!(
+        exec.requests().len(),
+        runs,
+        "the edit's runs are the session's"
+    );
+    wb.send(Command::Act(ActRequest::Undo));
+    until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1"]);
     wb.send(Command::Act(ActRequest::Add {
         name: "test_mine.py".into(),
         source: "# FAILS mine\ndef test_mine(): pass\n".into(),
@@ -198,6 +218,17 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
         .clone();
     assert_eq!(doc.parents(0), ["t1".to_string(), mine.clone()]);
     screens_agree(&doc, &["t2"], &["t1", mine.as_str()]);
+    // A new act after the undo: the edit cannot come back.
+    wb.send(Command::Act(ActRequest::Redo));
+    let refused = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{refused:?}").contains("nothing to redo"),
+        "{refused:?}"
+    );
+    assert_eq!(wb.snapshot().parents(0), ["t1".to_string(), mine.clone()]);
 
     // Past the gate, the crossover (none) hands the curated parents on.
     wb.send(Command::Continue);
@@ -221,16 +252,20 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
             ActKind::Veto { .. } => "veto",
             ActKind::Edit { .. } => "edit",
             ActKind::Undo { .. } => "undo",
+            ActKind::Redo { .. } => "redo",
             ActKind::Add { .. } => "add",
             ActKind::Pin { .. } => "pin",
             ActKind::Continue => "continue",
         })
         .collect();
-    assert_eq!(kinds, ["veto", "edit", "undo", "add", "continue"]);
-    let report = read_json(&tiny.out("wb").join("report.json"));
-    assert_eq!(report["acts"].as_array().unwrap().len(), 5, "{report:#}");
     assert_eq!(
-        report["tests"][&doc.acts[3].kind.kind_test()]["origin"]["kind"],
+        kinds,
+        ["veto", "edit", "undo", "redo", "undo", "add", "continue"]
+    );
+    let report = read_json(&tiny.out("wb").join("report.json"));
+    assert_eq!(report["acts"].as_array().unwrap().len(), 7, "{report:#}");
+    assert_eq!(
+        report["tests"][&doc.acts[5].kind.kind_test()]["origin"]["kind"],
         "user_written"
     );
     let saved = SessionDoc::load(&finished.session_path).unwrap();

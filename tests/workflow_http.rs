@@ -94,6 +94,15 @@ fn full_workflow_over_http(name: &str, wire: Wire) {
         stdout.contains("model calls: ") && stdout.contains("cost $"),
         "{stdout}"
     );
+    // Each progress line reads as a sentence: no gap inside it (what a string continued
+    // over two source lines without its `\` leaves).
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for line in stderr.lines() {
+        assert!(
+            !line.trim_start().contains("    "),
+            "{name}: a gap inside a progress line: {line:?}"
+        );
+    }
 
     let r = read_json(&out_dir.join("report.json"));
     let s = read_json(&out_dir.join("session.json"));

@@ -8,19 +8,29 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["instance", "repo"])))]
 pub struct MutantsArgs {
+    /// An instance directory (instance.toml): its repository, its focal functions, and its
+    /// `[run]` mutants and seed, each unless given here.
+    #[arg(long, value_name = "DIR", conflicts_with = "repo")]
+    instance: Option<PathBuf>,
     /// The repository at the buggy commit (only read).
     #[arg(long, value_name = "DIR")]
-    repo: PathBuf,
+    repo: Option<PathBuf>,
     /// A focal function, FILE::QUALNAME (repeatable): where the mutants are made.
-    #[arg(long = "focal", required = true, value_name = "FILE::QUALNAME")]
+    #[arg(
+        long = "focal",
+        required_unless_present = "instance",
+        value_name = "FILE::QUALNAME"
+    )]
     focal: Vec<FocalFunction>,
-    /// How many unique mutants to make (m).
-    #[arg(long, default_value_t = 20, value_name = "M")]
-    count: usize,
-    /// Seed of the random draws: the same seed gives the same mutants (as `run --seed`).
-    #[arg(long, default_value_t = 1, value_name = "S")]
-    seed: u64,
+    /// How many unique mutants to make (m) [default: 20, or the instance's].
+    #[arg(long, value_name = "M")]
+    count: Option<usize>,
+    /// Seed of the random draws: the same seed gives the same mutants (as `run --seed`)
+    /// [default: 1, or the instance's].
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
     /// The alternatives each site gets: all | table-i (as `run --operators`).
     #[arg(long, default_value = "all")]
     operators: Operators,
@@ -42,27 +52,60 @@ pub struct MutantsArgs {
 }
 
 pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
+    let inst = a
+        .instance
+        .as_deref()
+        .map(evootter::instance::Instance::load)
+        .transpose()?;
+    let (repo, focal) = match (&inst, a.repo.clone()) {
+        (Some(i), _) => (
+            i.repo.clone(),
+            if a.focal.is_empty() {
+                i.focal.clone()
+            } else {
+                a.focal.clone()
+            },
+        ),
+        (None, Some(r)) => (r, a.focal.clone()),
+        // The argument group asks for one of them.
+        (None, None) => {
+            anyhow::bail!("name an instance (--instance DIR) or a repository (--repo DIR)")
+        }
+    };
     anyhow::ensure!(
-        a.repo.is_dir(),
+        !focal.is_empty(),
+        "{} names no focal functions; give them with --focal FILE::QUALNAME",
+        a.instance.as_deref().unwrap_or(&repo).display()
+    );
+    let count = a
+        .count
+        .or_else(|| inst.as_ref().and_then(|i| i.run.mutants))
+        .unwrap_or(20);
+    let seed = a
+        .seed
+        .or_else(|| inst.as_ref().and_then(|i| i.run.seed))
+        .unwrap_or(1);
+    anyhow::ensure!(
+        repo.is_dir(),
         "repository {} does not exist or is not a directory",
-        a.repo.display()
+        repo.display()
     );
     let python = a
         .python
         .clone()
         .or_else(|| evootter::exec::python_env::locate_on_path("python3"));
     let pool = mutate::make_pool(mutate::PoolSpec {
-        repo: &a.repo,
-        focal: &a.focal,
-        mutants: a.count,
-        seed: a.seed,
+        repo: &repo,
+        focal: &focal,
+        mutants: count,
+        seed,
         operators: a.operators,
         whole: false,
         python: python.as_deref(),
         check_equivalence: !a.keep_equivalent_mutants,
         scope: a.mutant_scope,
     })
-    .with_context(|| format!("making mutants in {}", a.repo.display()))?;
+    .with_context(|| format!("making mutants in {}", repo.display()))?;
     if a.json {
         let list: Vec<serde_json::Value> = pool
             .mutants

@@ -139,7 +139,8 @@ impl Progress {
                 tied,
                 mutants,
             } => self.line(format!(
-                "   tie: {} tied across generation {generation}'s cut; {mutants} more mutants                  drawn to let mutation decide",
+                "   tie: {} tied across generation {generation}'s cut; {mutants} more mutants \
+                 drawn to let mutation decide",
                 tied.join(", ")
             )),
             // The live counter moves when executions finish.
@@ -218,7 +219,7 @@ impl Progress {
             } => {
                 let how = if cached {
                     "from the response cache".to_string()
-                } else if model == "scripted" {
+                } else if model == evootter::llm::SCRIPTED_MODEL {
                     "scripted reply".to_string()
                 } else {
                     format!(

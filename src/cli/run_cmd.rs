@@ -185,7 +185,12 @@ fn summarize(doc: &SessionDoc, final_path: Option<&Path>, out: &Path) {
             f.new
         );
     }
-    if !doc.llm_calls.is_empty() {
+    if evootter::llm::CallRecord::all_scripted(&doc.llm_calls) {
+        println!(
+            "model calls: {}, scripted replies (no provider called): no tokens, no cost",
+            doc.llm_calls.len()
+        );
+    } else if !doc.llm_calls.is_empty() {
         let t = evootter::llm::CallTotals::of(&doc.llm_calls);
         println!(
             "model calls: {} ({} from the cache), tokens {} in / {} out, cost {}",

@@ -5,8 +5,8 @@
 
 use anyhow::{Context, bail};
 use clap::Args;
+use evootter::engine::cell_view::{CellView, KillMatrix};
 use evootter::engine::explain::explain_cut;
-use evootter::engine::kill::{Cell, KillMatrix};
 use evootter::engine::{MutantId, SessionDoc, pair};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +24,9 @@ pub struct ShowArgs {
     /// A mutant id (or a unique prefix of one).
     #[arg(long)]
     mutant: Option<String>,
+    /// With --test and --mutant: diff the raw logs (before normalization) instead.
+    #[arg(long, requires = "mutant")]
+    raw: bool,
     /// List the model's calls: step, model, tokens, latency, cost.
     #[arg(long)]
     calls: bool,
@@ -55,25 +58,35 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match (&a.test, &a.mutant) {
-        (Some(t), Some(m)) => show_pair(&doc, t, m)?,
+        (Some(t), Some(m)) => show_pair(&doc, t, m, a.raw)?,
         (None, None) => show_matrices(&doc, a.generation)?,
         _ => bail!("--test and --mutant go together: name a test id (t3) and a mutant id"),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn symbol(c: Option<Cell>) -> char {
-    match c {
-        None => ' ',
-        Some(Cell::Survived) => '.',
-        Some(Cell::KilledLog) => 'k',
-        Some(Cell::KilledStatus) => 'K',
-        Some(Cell::Rescued) => 'R',
-        Some(Cell::TimedOut) => 'T',
-    }
+/// The legend of a matrix: the glyph and words of each view it holds, in the TUI's order.
+fn legend(m: &KillMatrix) -> String {
+    CellView::LEGEND
+        .iter()
+        .filter(|v| m.cells.iter().flatten().any(|c| c == *v))
+        .map(|v| format!("{} {}", v.glyph(), v.name()))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
+    // A generation that does not exist is an error before anything is printed.
+    let gens: Vec<usize> = match only {
+        Some(g) if g >= doc.generations.len() => {
+            bail!(
+                "generation {g} does not exist (the session has {})",
+                doc.generations.len()
+            )
+        }
+        Some(g) => vec![g],
+        None => (0..doc.generations.len()).collect(),
+    };
     println!(
         "session of {} ({}), phase: {}",
         doc.inputs.instance.as_deref().unwrap_or("a repository"),
@@ -86,29 +99,21 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
             evootter::mutate::types::pool_words(pool.mutants.len(), pool.requested, pool.exhausted)
         );
     }
-    let gens: Vec<usize> = match only {
-        Some(g) if g >= doc.generations.len() => {
-            bail!(
-                "generation {g} does not exist (the session has {})",
-                doc.generations.len()
-            )
-        }
-        Some(g) => vec![g],
-        None => (0..doc.generations.len()).collect(),
-    };
+    let source = evootter::engine::reach::from_disk(doc);
     for g in gens {
-        let m = KillMatrix::of(doc, g).context("generation")?;
+        let m = KillMatrix::of(doc, g, &source).context("generation")?;
         let gen_ = &doc.generations[g];
         println!(
-            "\ngeneration {g}: {} tests x {} mutants  (K kill, status changed; k kill, log only; R rescue; T timeout; . survived)",
+            "\ngeneration {g}: {} tests x {} mutants\n  cells: {}",
             m.tests.len(),
-            m.mutants.len()
+            m.mutants.len(),
+            legend(&m)
         );
         for line in column_numbers(m.mutants.len()) {
             println!("       {line}");
         }
         for (i, t) in m.tests.iter().enumerate() {
-            let row: String = m.cells[i].iter().map(|c| symbol(*c)).collect();
+            let row: String = m.cells[i].iter().map(|c| c.glyph()).collect();
             let score = gen_.scores.get(t);
             let kept = if gen_.selected.contains(t) {
                 "kept"
@@ -128,6 +133,11 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
                     ""
                 }
             );
+        }
+        // As the Grid's bottom row: how many tests kill each column's mutant.
+        if !m.mutants.is_empty() {
+            let counts: Vec<String> = m.killed_by.iter().map(usize::to_string).collect();
+            println!("  killed by, column by column: {}", counts.join(" "));
         }
         print_columns(doc, &m.mutants);
         match explain_cut(doc, g) {
@@ -256,6 +266,13 @@ fn show_calls(doc: &SessionDoc) {
         t.output_tokens,
         t.cost_label()
     );
+    let scripted = doc.llm_calls.iter().filter(|c| c.is_scripted()).count();
+    if scripted > 0 {
+        println!(
+            "{scripted} of them scripted (replies recorded in the instance, no provider called): \
+             no tokens counted, nothing paid"
+        );
+    }
     let batched = doc.llm_calls.iter().filter(|c| c.batch.is_some()).count();
     if batched > 0 {
         println!("{batched} of them answered in provider batches (--llm-batch), at half price");
@@ -289,7 +306,7 @@ fn show_call(doc: &SessionDoc, n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
+fn show_pair(doc: &SessionDoc, test: &str, mutant: &str, raw: bool) -> anyhow::Result<()> {
     let p = pair::find(doc, test, mutant)?;
     let m = p.mutant;
     println!(
@@ -297,26 +314,52 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str) -> anyhow::Result<()> {
         m.id, m.kind, m.file, m.function, m.line
     );
     print!("{}", m.diff);
-    let (Some(old), Some(run), Some(cell)) = (p.old, p.run, p.cell) else {
-        println!(
-            "\n{}",
-            p.why_not_run(doc, &evootter::engine::reach::from_disk(doc))
-        );
+    let source = evootter::engine::reach::from_disk(doc);
+    let (Some(old), Some(run)) = (p.old, p.run) else {
+        println!("\n{}", p.why_not_run(doc, &source));
         return Ok(());
     };
+    // The cell as the Grid shows it in the generation that explains the pair best.
+    let generation = evootter::engine::why::generation_of(doc, &p.test.id, &m.id);
+    let view = generation
+        .and_then(|g| evootter::engine::cell_view::GenerationCells::new(doc, g, &source))
+        .map_or(CellView::Pending, |cells| cells.row(&p.test.id)(&m.id).0);
     println!(
-        "\n{test} ({}): c_old {:?}, mutant {:?} -> {}",
+        "\n{} ({}): c_old {:?}, mutant {:?} -> {}",
+        p.test.id,
         p.test.name,
         old.outcome,
         run.outcome,
-        cell.verdict()
+        view.verdict()
     );
-    if cell == Cell::Rescued
+    if p.cell == Some(evootter::engine::kill::Cell::Rescued)
         && let Some(j) = evootter::engine::witness::judgement(doc, &m.id)
     {
         println!("{}", j.join("\n"));
     }
-    println!("\nnormalized log, c_old -> mutant:");
-    print!("{}", p.log_diff(doc));
+    // Why, as the Why screen says it, with this command's ways to look further.
+    if let Some(g) = generation {
+        println!("\nwhy (generation {g}):");
+        for r in evootter::engine::why::reasons(doc, g, &p, &source) {
+            use evootter::engine::why::Hint;
+            let line = match (r.text.is_empty(), r.hint) {
+                (true, Some(Hint::WholeDiff)) => "the whole diff of the logs follows".to_string(),
+                (_, Some(Hint::RawLogs)) if !raw => {
+                    format!("{}; `--raw` diffs the raw logs", r.text)
+                }
+                _ => r.text,
+            };
+            // A line starting with two spaces continues the reason before it.
+            let bullet = if line.starts_with("  ") { "  " } else { "- " };
+            println!("{bullet}{line}");
+        }
+    }
+    if raw {
+        println!("\nraw log, c_old -> mutant:");
+        print!("{}", p.raw_log_diff(doc));
+    } else {
+        println!("\nnormalized log, c_old -> mutant:");
+        print!("{}", p.log_diff(doc));
+    }
     Ok(())
 }

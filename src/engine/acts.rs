@@ -1,5 +1,6 @@
 //! The user's acts at a gate, the point between a generation's selection and its crossover:
-//! veto a survivor, edit one, add a test of one's own, pin the final test, undo the last act.
+//! veto a survivor, edit one, add a test of one's own, pin the final test, undo the last act
+//! and redo what was undone (until a new act).
 //! Each is checked against the phase, recorded in the session (`SessionDoc::acts`), and
 //! applied to the generation's `parents`, the tests that go to crossover. A pin waits at the
 //! gate like the others (undo takes it back); passing the gate with a pin that counts ends
@@ -12,7 +13,8 @@ use super::machine::{Engine, EngineError};
 use super::session::*;
 use crate::prompts::parse::ParsedTest;
 
-/// What the user asks for.
+/// What the user asks for. `Redo` takes back the last undo at this gate, as long as no new
+/// act came after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActRequest {
     Veto { test: TestId },
@@ -20,6 +22,7 @@ pub enum ActRequest {
     Add { name: String, source: String },
     Pin { test: TestId },
     Undo,
+    Redo,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +65,7 @@ impl Engine {
             ActRequest::Veto { test } => {
                 if self.doc.vetoed(g).contains(&test) {
                     return refused(format!(
-                        "{} is vetoed already (u takes the veto back)",
+                        "{} is vetoed already (an undo takes the veto back)",
                         name_of(&self.doc, &test)
                     ));
                 }
@@ -127,6 +130,21 @@ impl Engine {
                     what: Some(self.doc.acts[i].kind.describe()),
                 },
                 None => return refused("nothing to undo at this gate".into()),
+            },
+            ActRequest::Redo => match self.doc.last_redoable(g) {
+                Some(u) => ActKind::Redo {
+                    undo: u,
+                    what: match &self.doc.acts[u].kind {
+                        ActKind::Undo { undone, .. } => self.doc.acts[*undone].kind.describe(),
+                        other => other.describe(),
+                    },
+                },
+                None => {
+                    return refused(
+                        "nothing to redo at this gate (a new act ends what undo can give back)"
+                            .into(),
+                    );
+                }
             },
         };
         Ok(self.record_act(g, kind)?)
@@ -201,15 +219,45 @@ impl SessionDoc {
             .unwrap_or_default()
     }
 
-    /// The indices (in `acts`) of the acts an undo took back.
+    /// The indices (in `acts`) of the acts an undo took back, and no redo gave back.
     fn undone_acts(&self) -> Vec<usize> {
+        let redone = self.redone_undos();
         self.acts
             .iter()
-            .filter_map(|a| match a.kind {
-                ActKind::Undo { undone, .. } => Some(undone),
+            .enumerate()
+            .filter_map(|(i, a)| match a.kind {
+                ActKind::Undo { undone, .. } if !redone.contains(&i) => Some(undone),
                 _ => None,
             })
             .collect()
+    }
+
+    /// The indices of the undos a redo took back.
+    fn redone_undos(&self) -> Vec<usize> {
+        self.acts
+            .iter()
+            .filter_map(|a| match a.kind {
+                ActKind::Redo { undo, .. } => Some(undo),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The undo at gate `g` that a redo would take back: the last one still in force, as
+    /// long as no new act (veto, edit, add, pin) came after it, as in an editor.
+    fn last_redoable(&self, g: usize) -> Option<usize> {
+        let redone = self.redone_undos();
+        for (i, a) in self.acts.iter().enumerate().rev() {
+            if a.generation != g {
+                continue;
+            }
+            match a.kind {
+                ActKind::Undo { .. } if !redone.contains(&i) => return Some(i),
+                ActKind::Undo { .. } | ActKind::Redo { .. } => {}
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The acts at gate `g` that still count (not undone), in the order done.
@@ -280,5 +328,74 @@ impl SessionDoc {
             );
             (a.generation == g && undoable && !undone.contains(&i)).then_some(i)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records an act as `Engine::record_act` does (the gate's parents follow the acts).
+    fn act(doc: &mut SessionDoc, kind: ActKind) {
+        doc.acts.push(Act {
+            at_unix: 0,
+            generation: 0,
+            kind,
+        });
+        doc.generations[0].parents = Some(doc.curated_parents(0));
+    }
+
+    fn veto(doc: &mut SessionDoc, test: &TestId) {
+        act(doc, ActKind::Veto { test: test.clone() });
+    }
+
+    fn undo(doc: &mut SessionDoc) {
+        let undone = doc.last_undoable(0).expect("something to undo");
+        act(doc, ActKind::Undo { undone, what: None });
+    }
+
+    fn redo(doc: &mut SessionDoc) {
+        let undo = doc.last_redoable(0).expect("something to redo");
+        act(
+            doc,
+            ActKind::Redo {
+                undo,
+                what: String::new(),
+            },
+        );
+    }
+
+    /// Undo and redo walk the acts back and forth as an editor does: redo gives back the
+    /// last undone act first, and a new act ends what redo can give back.
+    #[test]
+    fn redo_gives_back_in_reverse_order_until_a_new_act() {
+        let mut doc = crate::testkit::finished_session();
+        doc.acts.clear();
+        let sel = doc.generations[0].selected.clone();
+        assert!(sel.len() >= 2, "{sel:?}");
+        let (a, b) = (sel[0].clone(), sel[1].clone());
+        assert_eq!(doc.last_redoable(0), None, "nothing undone yet");
+        veto(&mut doc, &a);
+        veto(&mut doc, &b);
+        undo(&mut doc);
+        undo(&mut doc);
+        assert!(doc.vetoed(0).is_empty());
+        redo(&mut doc);
+        assert_eq!(
+            doc.vetoed(0),
+            vec![a.clone()],
+            "the last undo (of a's veto) first"
+        );
+        redo(&mut doc);
+        assert_eq!(doc.vetoed(0), vec![a.clone(), b.clone()]);
+        assert_eq!(doc.last_redoable(0), None, "everything given back");
+        // Undo after redo takes back the act redone last.
+        undo(&mut doc);
+        assert_eq!(doc.vetoed(0), vec![a.clone()]);
+        // A new act after an undo: the undone act cannot come back.
+        act(&mut doc, ActKind::Pin { test: a.clone() });
+        assert_eq!(doc.last_redoable(0), None);
+        assert_eq!(doc.vetoed(0), vec![a.clone()]);
+        assert_eq!(doc.pinned(0), Some(a));
     }
 }

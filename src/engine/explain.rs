@@ -110,7 +110,12 @@ fn curation_line(doc: &SessionDoc, g: usize) -> Option<String> {
     let acts: Vec<String> = doc
         .counting_acts(g)
         .into_iter()
-        .filter(|a| !matches!(a.kind, ActKind::Continue | ActKind::Undo { .. }))
+        .filter(|a| {
+            !matches!(
+                a.kind,
+                ActKind::Continue | ActKind::Undo { .. } | ActKind::Redo { .. }
+            )
+        })
         .map(|a| a.kind.describe())
         .collect();
     if acts.is_empty() {

@@ -1,9 +1,11 @@
 //! A session's kill matrix in the mutation-testing-report-schema (version 2) that Stryker's
 //! mutation-testing-elements viewer and its HTML report read: every mutant of the pool with its
-//! status, `killedBy` and `coveredBy` over the whole session, and the candidate tests as the
-//! report's tests. So people can look at a run with a tool they already have.
+//! status, `killedBy` and `coveredBy` (the tests that execute its lines) over the whole
+//! session, and the candidate tests as the report's tests. So people can look at a run with a
+//! tool they already have.
 
 use super::kill::{self, Cell};
+use super::reach;
 use super::session::{SessionDoc, Target};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,7 +33,11 @@ pub fn mutation_report(doc: &SessionDoc) -> Value {
         .iter()
         .flat_map(|g| g.scores.iter().filter(|(_, s)| s.flaky).map(|(t, _)| t))
         .collect();
+    // What each test's traced c_old run executed, against each mutant's lines: a test that
+    // ran on a mutant without executing its lines does not cover it (as the Grid's `_`).
+    let spans = reach::spans(&pool.mutants, reach::from_disk(doc));
     for m in &pool.mutants {
+        let mut ran = 0;
         let mut covered = vec![];
         let mut killed = vec![];
         let mut timeouts = 0;
@@ -42,20 +48,30 @@ pub fn mutation_report(doc: &SessionDoc) -> Value {
             ) else {
                 continue;
             };
-            covered.push(t.clone());
+            ran += 1;
             let c = kill::cell(old, run);
+            let reached = reach::test_lines(doc, t)
+                .zip(spans.get(&m.id))
+                .is_none_or(|(lines, span)| reach::reaches(lines, span));
+            if reached || c.is_kill() {
+                covered.push(t.clone());
+            }
             if c.is_kill() && !flaky.contains(t) {
                 killed.push(t.clone());
                 timeouts += usize::from(c == Cell::TimedOut);
             }
         }
-        let (status, reason) = match (covered.is_empty(), killed.is_empty()) {
-            (true, _) => ("Ignored", "in no generation's sample: no test ran on it"),
-            (false, false) if timeouts == killed.len() => {
+        let (status, reason) = match (ran, covered.is_empty(), killed.is_empty()) {
+            (0, _, _) => ("Ignored", "in no generation's sample: no test ran on it"),
+            (_, true, _) => (
+                "NoCoverage",
+                "no test that ran on it executes its lines on c_old",
+            ),
+            (_, _, false) if timeouts == killed.len() => {
                 ("Timeout", "every test that killed it timed out on it")
             }
-            (false, false) => ("Killed", "a test's normalized log differs on it"),
-            (false, true) => ("Survived", "every test logged on it as on c_old"),
+            (_, _, false) => ("Killed", "a test's normalized log differs on it"),
+            (_, _, true) => ("Survived", "every test logged on it as on c_old"),
         };
         let src = std::fs::read_to_string(doc.inputs.repo.join(&m.file)).unwrap_or_default();
         let entry = files
@@ -77,7 +93,7 @@ pub fn mutation_report(doc: &SessionDoc) -> Value {
                 "statusReason": reason,
                 "killedBy": killed,
                 "coveredBy": covered,
-                "testsCompleted": covered.len(),
+                "testsCompleted": ran,
             });
             if let Some(d) = scope {
                 record["description"] = d.into();

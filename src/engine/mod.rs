@@ -6,6 +6,7 @@
 
 pub mod acts;
 pub mod basebrt;
+pub mod cell_view;
 pub mod config;
 pub mod environment;
 pub mod events;
@@ -22,6 +23,7 @@ pub mod report;
 pub mod selection;
 pub mod session;
 pub mod setup;
+pub mod why;
 pub mod witness;
 
 pub use acts::{ActError, ActRequest};

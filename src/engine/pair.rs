@@ -69,10 +69,21 @@ impl Pair<'_> {
     /// The normalized logs on `c_old` and on the mutant as a unified diff (empty when the
     /// pair has not run, or survived).
     pub fn log_diff(&self, doc: &SessionDoc) -> String {
+        self.diff_of(doc, false)
+    }
+
+    /// The raw logs (before normalization) on `c_old` and on the mutant as a unified diff:
+    /// what normalization erased shows here.
+    pub fn raw_log_diff(&self, doc: &SessionDoc) -> String {
+        self.diff_of(doc, true)
+    }
+
+    fn diff_of(&self, doc: &SessionDoc, raw: bool) -> String {
         let (Some(old), Some(run)) = (self.old, self.run) else {
             return String::new();
         };
-        similar::TextDiff::from_lines(doc.log(&old.normalized_log), doc.log(&run.normalized_log))
+        let log = |e: &Execution| doc.log(if raw { &e.raw_log } else { &e.normalized_log });
+        similar::TextDiff::from_lines(log(old), log(run))
             .unified_diff()
             .context_radius(3)
             .header("c_old", &format!("mutant {}", self.mutant.id))

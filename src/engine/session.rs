@@ -67,6 +67,7 @@ impl ActKind {
             } => format!("undid \"{what}\""),
             // Sessions from before undos said what they took back.
             ActKind::Undo { undone, what: None } => format!("undid act {}", undone + 1),
+            ActKind::Redo { what, .. } => format!("redid \"{what}\""),
             ActKind::Continue => "continued".to_string(),
         }
     }
@@ -101,6 +102,9 @@ pub enum ActKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         what: Option<String>,
     },
+    /// The undo at index `undo` (in `SessionDoc::acts`) is taken back: the act it undid
+    /// counts again; `what` is that act in words.
+    Redo { undo: usize, what: String },
     /// Past the gate: the crossover runs with the curated parents.
     Continue,
 }

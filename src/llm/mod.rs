@@ -14,6 +14,9 @@ pub mod price;
 pub mod retry;
 pub mod scripted;
 
+/// The model name a scripted reply is recorded under (`--llm scripted:FILE`, the demo).
+pub const SCRIPTED_MODEL: &str = "scripted";
+
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -318,6 +321,17 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
+    /// A reply recorded in the instance (the offline demo, `--llm scripted`): no provider
+    /// was called, so it counts no tokens and costs nothing.
+    pub fn is_scripted(&self) -> bool {
+        self.model == SCRIPTED_MODEL
+    }
+
+    /// Whether every one of `calls` was scripted (and there is one).
+    pub fn all_scripted(calls: &[CallRecord]) -> bool {
+        !calls.is_empty() && calls.iter().all(CallRecord::is_scripted)
+    }
+
     /// Its cost for people: dollars, `cached` (free), or `unpriced`.
     pub fn cost_label(&self) -> String {
         match (self.cached, self.cost_usd) {

@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 use serde::Deserialize;
 
+use crate::llm::SCRIPTED_MODEL as MODEL;
 use crate::llm::{BoxFuture, LlmError, LlmReply, LlmRequest, Model};
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -125,8 +126,8 @@ impl ScriptedModel {
             cache_write_tokens: 0,
             cache_read_tokens: 0,
             output_tokens: 0,
-            model: "scripted".to_string(),
-            stop_reason: Some("scripted".to_string()),
+            model: MODEL.to_string(),
+            stop_reason: Some(MODEL.to_string()),
             latency_ms: 0,
             cached: false,
             batch: None,
@@ -141,7 +142,7 @@ impl Model for ScriptedModel {
     }
 
     fn model_id(&self) -> Option<String> {
-        Some("scripted".to_string())
+        Some(MODEL.to_string())
     }
 
     fn describe(&self) -> String {

@@ -66,6 +66,8 @@ pub enum Action {
     AddFile,
     Pin,
     Undo,
+    /// Gives back what the last undo took (until a new act).
+    Redo,
     /// Why the selected cell is killed or not (the Why screen).
     #[serde(alias = "why_not_killed")]
     Explain,
@@ -243,6 +245,9 @@ impl Action {
                 | Action::Cancel
                 | Action::Yes
                 | Action::No
+                // Offered by the message after an undo, where it means something; the
+                // curate footer has no room for it at 80 columns.
+                | Action::Redo
         )
     }
 }

@@ -116,6 +116,7 @@ async fn run_in(
     let runner: Option<PairRunner> = wb.as_ref().map(|w| w.pair_runner());
     let mut state = State::new(doc, read_only, views::help_len(&looks.keymap));
     state.back_to = back_to;
+    state.act_keys = looks.keymap.act_keys();
     let mut store = Store::new(state);
     // EVOOTTER_RECORD_ACTIONS=FILE: every action, one JSON line each, to replay what
     // happened through the reducer alone.

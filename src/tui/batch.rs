@@ -9,7 +9,7 @@ use super::keymap::{KeyContext, Keymap};
 use super::theme::{Role, Theme};
 use crate::bench::batch_dir::{BatchDir, Row, State};
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event, KeyCode};
+use ratatui::crossterm::event::{self, Event};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
@@ -139,9 +139,7 @@ pub struct BatchView {
     pub sort: SortKey,
     pub reverse: bool,
     pub filter: Filter,
-    pub query: String,
-    /// The search being typed (`/`), not applied yet.
-    pub typing: Option<String>,
+    pub search: super::search::Typed,
     /// The selected row, by instance id: it stays selected through sorting and refreshes.
     pub selected: Option<String>,
     pub quit: bool,
@@ -178,8 +176,7 @@ impl BatchView {
             sort: SortKey::Id,
             reverse: false,
             filter: Filter::All,
-            query: String::new(),
-            typing: None,
+            search: Default::default(),
             selected,
             quit: false,
             notice: None,
@@ -190,7 +187,7 @@ impl BatchView {
 
     /// The rows shown: filtered, searched (id or repo, ignoring case), sorted (ties by id).
     pub fn shown(&self) -> Vec<&Row> {
-        let q = self.query.to_lowercase();
+        let q = self.search.query.to_lowercase();
         let mut v: Vec<&Row> = self
             .rows
             .iter()
@@ -288,9 +285,9 @@ impl BatchView {
                     _ => Filter::All,
                 };
             }
-            Action::Search => self.typing = Some(self.query.clone()),
+            Action::Search => self.search.start(),
             // Esc: a search, then a filter, is taken back.
-            Action::Back if !self.query.is_empty() => self.query.clear(),
+            Action::Back if !self.search.query.is_empty() => self.search.query.clear(),
             Action::Back => self.filter = Filter::All,
             Action::Open => {
                 let shown = self.shown();
@@ -303,24 +300,12 @@ impl BatchView {
 
     /// A key while a search is being typed: the prompt's keys, else the character typed.
     pub fn type_key(&mut self, a: Option<Action>, ch: Option<char>) {
-        let Some(text) = self.typing.as_mut() else {
-            return;
-        };
-        match (a, ch) {
-            (Some(Action::Submit), _) => {
-                self.query = self.typing.take().unwrap_or_default();
-                // The selection moves to the first match if its own row is not one.
-                let shown = self.shown();
-                if !shown.iter().any(|r| Some(&r.id) == self.selected.as_ref()) {
-                    self.selected = shown.first().map(|r| r.id.clone());
-                }
+        if self.search.key(a, ch) {
+            // The selection moves to the first match if its own row is not one.
+            let shown = self.shown();
+            if !shown.iter().any(|r| Some(&r.id) == self.selected.as_ref()) {
+                self.selected = shown.first().map(|r| r.id.clone());
             }
-            (Some(Action::Cancel), _) => self.typing = None,
-            (Some(Action::Erase), _) => {
-                text.pop();
-            }
-            (_, Some(c)) => text.push(c),
-            _ => {}
         }
     }
 }
@@ -498,8 +483,8 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         v.rows.len(),
         v.filter.describe()
     );
-    if !v.query.is_empty() {
-        title.push_str(&format!(", matching \"{}\"", v.query));
+    if !v.search.query.is_empty() {
+        title.push_str(&format!(", matching \"{}\"", v.search.query));
     }
     title.push_str(&format!(
         "; sorted by {}{})",
@@ -549,8 +534,8 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
     if let Some(p) = below {
         f.render_widget(p, detail_area);
     }
-    let footer = match &v.typing {
-        Some(text) => format!(" search: {text}_   Enter apply  Esc cancel"),
+    let footer = match v.search.prompt_line() {
+        Some(line) => line,
         None => {
             let key = |name: &str| {
                 keymap
@@ -828,12 +813,11 @@ where
         let Ok(Event::Key(k)) = event::read() else {
             continue;
         };
-        if v.typing.is_some() {
-            let ch = match k.code {
-                KeyCode::Char(c) => Some(c),
-                _ => None,
-            };
-            v.type_key(keymap.action(KeyContext::Prompt, &k), ch);
+        if v.search.typing.is_some() {
+            v.type_key(
+                keymap.action(KeyContext::Prompt, &k),
+                super::search::typed_char(&k),
+            );
             continue;
         }
         v.notice = None;
@@ -944,7 +928,7 @@ mod tests {
             Some(PathBuf::from("/b/a-1/session.json"))
         );
         v.act(Action::Back, 10);
-        assert!(v.query.is_empty(), "Esc takes the search back first");
+        assert!(v.search.query.is_empty(), "Esc takes the search back first");
     }
 
     #[test]

@@ -428,6 +428,22 @@ impl Keymap {
     /// The keys that do `action` (by name) in `ctx` (or globally), as shown to people: `q`,
     /// `Shift-Tab`, `Ctrl-d`. A global key that `ctx` binds to something else is left out:
     /// it does not do `action` there.
+    /// The first keys of the acts messages name (the defaults' where one is unbound).
+    pub fn act_keys(&self) -> super::state::ActKeys {
+        let first = |name: &str, default: String| {
+            self.keys(KeyContext::Curate, name)
+                .into_iter()
+                .next()
+                .unwrap_or(default)
+        };
+        let d = super::state::ActKeys::default();
+        super::state::ActKeys {
+            undo: first("undo", d.undo),
+            redo: first("redo", d.redo),
+            proceed: first("continue", d.proceed),
+        }
+    }
+
     pub fn keys(&self, ctx: KeyContext, action: &str) -> Vec<String> {
         self.offered(ctx)
             .into_iter()
@@ -644,6 +660,19 @@ mod tests {
         let (_dir, path) = user_keymap(text);
         let err = Keymap::load(Some(&path)).unwrap_err();
         (err.to_string(), path)
+    }
+
+    /// The keys messages name are the user's: a moved undo is named as moved.
+    #[test]
+    fn messages_name_the_users_keys() {
+        let d = defaults().act_keys();
+        assert_eq!(
+            (d.undo.as_str(), d.redo.as_str(), d.proceed.as_str()),
+            ("u", "U", "c")
+        );
+        let (_dir, path) = user_keymap("[curate]\nundo = \"z\"\n");
+        let k = Keymap::load(Some(&path)).unwrap().act_keys();
+        assert_eq!((k.undo.as_str(), k.redo.as_str()), ("z", "U"));
     }
 
     #[test]

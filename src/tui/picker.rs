@@ -1,6 +1,7 @@
 //! `evootter open` without a session: a list of the saved sessions (the user data directory's
 //! sessions, and the `sessions/` folder of the current directory), newest first, with their
-//! instance, phase, final test and date. Enter opens one.
+//! date, directory, instance, phase and final test, and the selected one's full path and what
+//! opening it does. Enter opens one.
 
 use super::action::Action;
 use super::keymap::{KeyContext, Keymap};
@@ -9,7 +10,7 @@ use crate::engine::SessionDoc;
 use ratatui::crossterm::event::{self, Event};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
 
 /// One saved session, as listed.
@@ -20,6 +21,10 @@ pub struct Entry {
     pub phase: String,
     pub final_test: String,
     pub updated_unix: u64,
+    /// What opening it will do (read-only, resumed), or why it cannot be opened.
+    pub opens: String,
+    /// Set when the file cannot be read as a session: it is listed, not opened.
+    pub problem: Option<String>,
 }
 
 /// Where sessions are looked for: the user data directory's `sessions/`, then `./sessions`.
@@ -32,7 +37,9 @@ pub fn roots() -> Vec<PathBuf> {
     v
 }
 
-/// Every `session.json` directly in a root or one directory below it, newest first.
+/// Every `session.json` directly in a root or one directory below it, newest first. One that
+/// cannot be read is listed with its reason, not left out: a session that vanished from the
+/// list would look lost.
 pub fn find(roots: &[PathBuf]) -> Vec<Entry> {
     let mut out = vec![];
     for root in roots {
@@ -56,7 +63,40 @@ fn entry(p: &Path) -> Option<Entry> {
     if !p.is_file() {
         return None;
     }
-    let doc = SessionDoc::load(p).ok()?;
+    let doc = match SessionDoc::load(p) {
+        Ok(d) => d,
+        Err(e) => {
+            let modified = std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs());
+            return Some(Entry {
+                path: p.to_path_buf(),
+                instance: "?".into(),
+                phase: "unreadable".into(),
+                final_test: String::new(),
+                updated_unix: modified,
+                opens: format!("cannot be opened: {e:#}"),
+                problem: Some(format!("{e:#}")),
+            });
+        }
+    };
+    let opens = if doc.phase == crate::engine::Phase::Done {
+        "finished: opens read-only".to_string()
+    } else if !doc.inputs.repo.is_dir() {
+        format!(
+            "opens read-only: its repository {} is not on this machine",
+            doc.inputs.repo.display()
+        )
+    } else {
+        // Whether the repository changed is known only by reading all of it (a fingerprint
+        // of its files), too slow for a list: opening checks it.
+        format!(
+            "opens where it stopped ({}) and goes on; read-only if its repository changed since",
+            doc.phase
+        )
+    };
     Some(Entry {
         path: p.to_path_buf(),
         instance: doc
@@ -71,7 +111,50 @@ fn entry(p: &Path) -> Option<Entry> {
             .map(|t| format!("{t} {}", doc.tests[t].name))
             .unwrap_or_default(),
         updated_unix: doc.updated_unix,
+        opens,
+        problem: None,
     })
+}
+
+impl Entry {
+    /// The session's directory name: what tells two sessions of one instance apart.
+    pub fn dir_name(&self) -> String {
+        self.path
+            .parent()
+            .and_then(Path::file_name)
+            .map_or_else(|| ".".into(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// The list's rows: date, directory, instance, phase, final test, in columns as wide as
+/// their longest entry (capped, so the final test keeps some room at 80 columns).
+pub fn rows(entries: &[Entry]) -> Vec<String> {
+    let width =
+        |f: &dyn Fn(&Entry) -> usize, cap: usize| entries.iter().map(f).max().unwrap_or(0).min(cap);
+    let dir_w = width(&|e| e.dir_name().chars().count(), 24);
+    let inst_w = width(&|e| e.instance.chars().count(), 22);
+    let phase_w = width(&|e| e.phase.chars().count(), 26);
+    let cut = |s: &str, w: usize| -> String {
+        if s.chars().count() <= w {
+            format!("{s:<w$}")
+        } else {
+            let head: String = s.chars().take(w.saturating_sub(1)).collect();
+            format!("{head}~")
+        }
+    };
+    entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{}  {} {} {} {}",
+                date(e.updated_unix),
+                cut(&e.dir_name(), dir_w),
+                cut(&e.instance, inst_w),
+                cut(&e.phase, phase_w),
+                e.final_test
+            )
+        })
+        .collect()
 }
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a unix time.
@@ -95,8 +178,96 @@ pub fn date(unix: u64) -> String {
     )
 }
 
+/// The list's state apart from drawing: the selection among the rows shown, the search.
+#[derive(Debug, Default)]
+pub struct List {
+    /// Each entry's row text, as [`rows`] makes it.
+    texts: Vec<String>,
+    /// Index into the shown rows.
+    pub row: usize,
+    /// The search: rows holding its query (ignoring case) are shown.
+    pub search: super::search::Typed,
+    /// Why the last Enter opened nothing, until the next key.
+    pub message: Option<String>,
+}
+
+/// What a key did to the list.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Picked {
+    Stay,
+    Open(usize),
+    Quit,
+}
+
+impl List {
+    pub fn new(entries: &[Entry]) -> Self {
+        Self {
+            texts: rows(entries),
+            ..Self::default()
+        }
+    }
+
+    /// The entries shown, by index: every one, or those the search finds (in the row's
+    /// text or its full path).
+    pub fn shown(&self, entries: &[Entry]) -> Vec<usize> {
+        (0..entries.len())
+            .filter(|&i| {
+                let q = &self.search.query;
+                q.is_empty()
+                    || super::search::matches(&self.texts[i], q)
+                    || super::search::matches(&entries[i].path.display().to_string(), q)
+            })
+            .collect()
+    }
+
+    /// A key of the list's own (not while a search is typed).
+    pub fn act(&mut self, entries: &[Entry], a: Action) -> Picked {
+        self.message = None;
+        let shown = self.shown(entries);
+        let last = shown.len().saturating_sub(1);
+        match a {
+            // Esc takes the search back before it quits.
+            Action::Cancel if !self.search.query.is_empty() => {
+                self.search.query.clear();
+                self.row = 0;
+            }
+            Action::Cancel => return Picked::Quit,
+            Action::Search => self.search.start(),
+            Action::Down => self.row = (self.row + 1).min(last),
+            Action::Up => self.row = self.row.saturating_sub(1),
+            Action::PageDown => self.row = (self.row + 10).min(last),
+            Action::PageUp => self.row = self.row.saturating_sub(10),
+            Action::First => self.row = 0,
+            Action::Last => self.row = last,
+            Action::Open => match shown.get(self.row).map(|&i| (i, &entries[i])) {
+                Some((
+                    _,
+                    Entry {
+                        problem: Some(why), ..
+                    },
+                )) => {
+                    // The remedy first: the reason may be longer than the room left.
+                    self.message =
+                        Some(format!("not opened: move it away or open another ({why})"));
+                }
+                Some((i, _)) => return Picked::Open(i),
+                None => {}
+            },
+            _ => {}
+        }
+        Picked::Stay
+    }
+
+    /// A key while a search is typed: the prompt's keys, else the character typed.
+    pub fn type_key(&mut self, a: Option<Action>, ch: Option<char>) {
+        if self.search.key(a, ch) {
+            self.row = 0;
+        }
+    }
+}
+
 /// Shows the list until the user picks one (its session file) or quits (`None`). Keys are the
-/// keymap's `[picker]` bindings.
+/// keymap's `[picker]` bindings; a search is typed with the `[prompt]` ones.
 pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result<Option<PathBuf>> {
     let key = |name: &str| {
         keymap
@@ -105,77 +276,168 @@ pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result
             .cloned()
             .unwrap_or_default()
     };
-    let footer = format!(
-        " {}/{} move  {} open  {} quit",
-        key("down"),
-        key("up"),
-        key("open"),
-        key("cancel")
-    );
+    // Esc takes an applied search back before it quits: the footer says which it does.
+    let footer = |searched: bool| {
+        format!(
+            " {}/{} move  {} open  {} search  {} {}",
+            key("down"),
+            key("up"),
+            key("open"),
+            key("search"),
+            key("cancel"),
+            if searched { "show all" } else { "quit" }
+        )
+    };
+    let mut list = List::new(entries);
     let mut terminal = ratatui::init();
-    let mut row = 0usize;
     let picked = loop {
+        let shown = list.shown(entries);
         terminal.draw(|f| {
-            let [head, list, foot] = Layout::vertical([
+            let [head, body, detail, foot] = Layout::vertical([
                 Constraint::Length(1),
                 Constraint::Min(1),
+                Constraint::Length(4),
                 Constraint::Length(1),
             ])
             .areas(f.area());
-            f.render_widget(
-                Paragraph::new("evootter: saved sessions").style(theme.style(Role::Title)),
-                head,
-            );
-            let lines: Vec<Line> = entries
+            let title = if list.search.query.is_empty() {
+                format!("evootter: saved sessions ({}), newest first", entries.len())
+            } else {
+                format!(
+                    "evootter: saved sessions, {} of {} holding \"{}\" (Esc shows all)",
+                    shown.len(),
+                    entries.len(),
+                    list.search.query
+                )
+            };
+            f.render_widget(Paragraph::new(title).style(theme.style(Role::Title)), head);
+            let lines: Vec<Line> = shown
                 .iter()
                 .enumerate()
-                .map(|(i, e)| {
-                    let style = if i == row {
+                .map(|(r, &i)| {
+                    let style = if r == list.row {
                         theme.style(Role::Selected)
+                    } else if entries[i].problem.is_some() {
+                        theme.style(Role::Warning)
                     } else {
                         theme.style(Role::Text)
                     };
-                    Line::styled(
-                        format!(
-                            "{}  {:<22} {:<16} {:<34} {}",
-                            date(e.updated_unix),
-                            e.instance,
-                            e.phase,
-                            e.final_test,
-                            e.path.display()
-                        ),
-                        style,
-                    )
+                    Line::styled(list.texts[i].clone(), style)
                 })
                 .collect();
-            let skip = row.saturating_sub(usize::from(list.height.saturating_sub(3)));
+            let skip = list
+                .row
+                .saturating_sub(usize::from(body.height.saturating_sub(3)));
             f.render_widget(
                 Paragraph::new(lines)
                     .block(Block::bordered().border_style(theme.style(Role::Border)))
                     .scroll((skip as u16, 0)),
-                list,
+                body,
             );
+            // The selected session in full: where it is and what opening it does (a row
+            // cut at the terminal's width still names it exactly here).
+            match shown.get(list.row).map(|&i| &entries[i]) {
+                Some(e) => {
+                    let what = list.message.clone().unwrap_or_else(|| e.opens.clone());
+                    let role = if e.problem.is_some() || list.message.is_some() {
+                        Role::Warning
+                    } else {
+                        Role::Dim
+                    };
+                    f.render_widget(
+                        Paragraph::new(vec![
+                            Line::styled(e.path.display().to_string(), theme.style(Role::Text)),
+                            Line::styled(what, theme.style(role)),
+                        ])
+                        .wrap(Wrap { trim: false }),
+                        detail,
+                    );
+                }
+                None => f.render_widget(
+                    Paragraph::new("no saved session holds that (Esc shows them all)")
+                        .style(theme.style(Role::Warning)),
+                    detail,
+                ),
+            }
+            let foot_text = list
+                .search
+                .prompt_line()
+                .unwrap_or_else(|| footer(!list.search.query.is_empty()));
             f.render_widget(
-                Paragraph::new(footer.as_str()).style(theme.style(Role::Footer)),
+                Paragraph::new(foot_text).style(theme.style(Role::Footer)),
                 foot,
             );
         })?;
         let Event::Key(k) = event::read()? else {
             continue;
         };
-        let last = entries.len().saturating_sub(1);
-        match keymap.action(KeyContext::Picker, &k) {
-            Some(Action::Cancel) => break None,
-            Some(Action::Down) => row = (row + 1).min(last),
-            Some(Action::Up) => row = row.saturating_sub(1),
-            Some(Action::PageDown) => row = (row + 10).min(last),
-            Some(Action::PageUp) => row = row.saturating_sub(10),
-            Some(Action::First) => row = 0,
-            Some(Action::Last) => row = last,
-            Some(Action::Open) => break entries.get(row).map(|e| e.path.clone()),
-            _ => {}
+        if list.search.typing.is_some() {
+            list.type_key(
+                keymap.action(KeyContext::Prompt, &k),
+                super::search::typed_char(&k),
+            );
+            continue;
+        }
+        let Some(a) = keymap.action(KeyContext::Picker, &k) else {
+            continue;
+        };
+        match list.act(entries, a) {
+            Picked::Stay => {}
+            Picked::Open(i) => break Some(entries[i].path.clone()),
+            Picked::Quit => break None,
         }
     };
     ratatui::restore();
     Ok(picked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(dir: &str, instance: &str, problem: Option<&str>) -> Entry {
+        Entry {
+            path: PathBuf::from(format!("/data/sessions/{dir}/session.json")),
+            instance: instance.into(),
+            phase: "done".into(),
+            final_test: String::new(),
+            updated_unix: 0,
+            opens: "finished: opens read-only".into(),
+            problem: problem.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_search_narrows_the_list_and_esc_takes_it_back_before_quitting() {
+        let entries = [
+            entry("a", "envconf_errors", None),
+            entry("b", "pagekit_orphans", None),
+            entry("c", "envconf_errors", None),
+        ];
+        let mut l = List::new(&entries);
+        assert_eq!(l.shown(&entries), [0, 1, 2]);
+        l.act(&entries, Action::Search);
+        for c in "PAGE".chars() {
+            l.type_key(None, Some(c));
+        }
+        assert_eq!(l.shown(&entries), [0, 1, 2], "not applied while typed");
+        l.type_key(Some(Action::Submit), None);
+        assert_eq!(l.shown(&entries), [1], "ignoring case");
+        // Enter opens the entry the shown row is, not the row's index among all.
+        assert_eq!(l.act(&entries, Action::Open), Picked::Open(1));
+        assert_eq!(l.act(&entries, Action::Cancel), Picked::Stay);
+        assert_eq!(l.shown(&entries), [0, 1, 2]);
+        assert_eq!(l.act(&entries, Action::Cancel), Picked::Quit);
+    }
+
+    #[test]
+    fn an_unreadable_session_is_not_opened_and_says_what_to_do() {
+        let entries = [entry("x", "?", Some("schema version 99"))];
+        let mut l = List::new(&entries);
+        assert_eq!(l.act(&entries, Action::Open), Picked::Stay);
+        let m = l.message.clone().unwrap();
+        assert!(m.starts_with("not opened: move it away") && m.contains("schema version 99"));
+        l.act(&entries, Action::Down);
+        assert_eq!(l.message, None, "until the next key");
+    }
 }

@@ -3,7 +3,7 @@
 //! No terminal and no engine here.
 
 use super::diff::LogDiff;
-use crate::engine::kill::{self, Cell};
+use crate::engine::kill::Cell;
 use crate::engine::{MutantId, Phase, SessionDoc, Target, TestId};
 use crate::exec::Outcome;
 use crate::mutate::MutantKind;
@@ -84,66 +84,25 @@ impl ColumnFilter {
     }
 }
 
-/// One cell of the grid as drawn: the kill-matrix cell, or what the execution is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CellView {
-    Killed(Cell),
-    /// The mutant run errored where `c_old` did not.
-    Error,
-    /// The test's two `c_old` logs differ: its cells prove nothing.
-    Flaky,
-    /// Survived, and the test never executes the mutant's lines on `c_old` (its traced run):
-    /// no run of it could kill the mutant (Stryker's NoCoverage).
-    NotReached,
-    Running,
-    Pending,
+pub use crate::engine::cell_view::CellView;
+
+/// The keys of the acts a message tells the user about ("u takes the pin back"): the
+/// keymap's, since a user's keymap may move them; the defaults' until the app sets them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActKeys {
+    pub undo: String,
+    pub redo: String,
+    pub proceed: String,
 }
 
-impl CellView {
-    /// A glyph that tells the kinds apart without colour (ASCII only: every terminal draws
-    /// it one column wide).
-    pub fn glyph(self) -> char {
-        match self {
-            CellView::Killed(Cell::KilledStatus) => 'K',
-            CellView::Killed(Cell::KilledLog) => 'k',
-            CellView::Killed(Cell::Rescued) => 'R',
-            CellView::Killed(Cell::TimedOut) => 'T',
-            CellView::Killed(Cell::Survived) => '.',
-            CellView::Error => 'E',
-            CellView::Flaky => '~',
-            CellView::NotReached => '_',
-            CellView::Running => '*',
-            CellView::Pending => '-',
+impl Default for ActKeys {
+    fn default() -> Self {
+        Self {
+            undo: "u".into(),
+            redo: "U".into(),
+            proceed: "c".into(),
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            CellView::Killed(Cell::KilledStatus) => "killed (status changed)",
-            CellView::Killed(Cell::KilledLog) => "killed (log only)",
-            CellView::Killed(Cell::Rescued) => "rescued",
-            CellView::Killed(Cell::TimedOut) => "timed out",
-            CellView::Killed(Cell::Survived) => "survived",
-            CellView::Error => "error",
-            CellView::Flaky => "flaky",
-            CellView::NotReached => "not reached (survived: never runs the mutated lines)",
-            CellView::Running => "running",
-            CellView::Pending => "pending",
-        }
-    }
-
-    pub const LEGEND: [CellView; 10] = [
-        CellView::Killed(Cell::KilledStatus),
-        CellView::Killed(Cell::KilledLog),
-        CellView::Killed(Cell::Rescued),
-        CellView::Killed(Cell::Survived),
-        CellView::NotReached,
-        CellView::Error,
-        CellView::Killed(Cell::TimedOut),
-        CellView::Flaky,
-        CellView::Pending,
-        CellView::Running,
-    ];
 }
 
 /// The grid of one generation as the screen shows it: rows and columns in display order.
@@ -191,35 +150,17 @@ impl CellCache {
     ) -> Self {
         let gen_ = &doc.generations[g];
         let width = gen_.mutants.len();
-        let pool: std::collections::HashMap<&str, &crate::mutate::Mutant> = doc
-            .pool
-            .iter()
-            .flat_map(|p| p.mutants.iter())
-            .map(|m| (m.id.as_str(), m))
-            .collect();
-        let spans = crate::engine::reach::spans(
-            gen_.mutants
-                .iter()
-                .filter_map(|m| pool.get(m.as_str()).copied()),
-            source,
-        );
+        let views = crate::engine::cell_view::GenerationCells::new(doc, g, source);
         let mut cells = Vec::with_capacity(gen_.tests.len() * width);
         let mut reached = Vec::with_capacity(gen_.tests.len() * width);
-        for t in &gen_.tests {
-            let flaky = gen_.scores.get(t).is_some_and(|s| s.flaky);
-            let old = doc.execution(t, &Target::Old);
-            let lines = crate::engine::reach::test_lines(doc, t);
-            let hash = doc.tests.get(t).map(|c| c.hash.as_str()).unwrap_or("");
-            for m in &gen_.mutants {
-                let reach = lines
-                    .zip(spans.get(m))
-                    .map(|(l, span)| crate::engine::reach::reaches(l, span));
-                reached.push(reach);
-                let key = crate::engine::exec_key(hash, &Target::Mutant(m.clone()));
-                cells.push(match (old, doc.executions.get(&key)) {
-                    (Some(old), Some(run)) => not_reached(view_of(old, run, flaky), reach),
-                    _ => CellView::Pending,
-                });
+        if let Some(views) = &views {
+            for t in &gen_.tests {
+                let row = views.row(t);
+                for m in &gen_.mutants {
+                    let (view, reach) = row(m);
+                    cells.push(view);
+                    reached.push(reach);
+                }
             }
         }
         let mutant_index: std::collections::HashMap<MutantId, usize> = gen_
@@ -228,14 +169,7 @@ impl CellCache {
             .enumerate()
             .map(|(i, m)| (m.clone(), i))
             .collect();
-        let mut killed_by = vec![0; width];
-        for sc in gen_.scores.values().filter(|s| !s.flaky) {
-            for k in &sc.kills {
-                if let Some(&i) = mutant_index.get(k) {
-                    killed_by[i] += 1;
-                }
-            }
-        }
+        let killed_by = crate::engine::cell_view::killed_by(gen_, &gen_.mutants);
         let pooled: Vec<Option<&crate::mutate::Mutant>> = gen_
             .mutants
             .iter()
@@ -282,7 +216,7 @@ impl CellCache {
     /// Patches one cell (an execution just finished).
     pub(super) fn set(&mut self, test: &str, mutant: &str, view: CellView) {
         if let Some(i) = self.index(test, mutant) {
-            self.cells[i] = not_reached(view, self.reached.get(i).copied().flatten());
+            self.cells[i] = view.unreached(self.reached.get(i).copied().flatten());
         }
     }
 
@@ -321,33 +255,6 @@ pub fn fate_of(doc: &SessionDoc, g: usize, test: &TestId) -> Fate {
         }
     }
     Fate::Dropped
-}
-
-/// A survived cell whose test never executes the mutant's lines is shown as such.
-fn not_reached(view: CellView, reached: Option<bool>) -> CellView {
-    match (view, reached) {
-        (CellView::Killed(Cell::Survived), Some(false)) => CellView::NotReached,
-        _ => view,
-    }
-}
-
-/// The view of one finished pair.
-fn view_of(
-    old: &crate::engine::Execution,
-    run: &crate::engine::Execution,
-    flaky: bool,
-) -> CellView {
-    if flaky {
-        return CellView::Flaky;
-    }
-    let cell = kill::cell(old, run);
-    if cell.is_kill()
-        && run.outcome == crate::exec::Outcome::Error
-        && old.outcome != crate::exec::Outcome::Error
-    {
-        return CellView::Error;
-    }
-    CellView::Killed(cell)
 }
 
 /// What became of a test at its generation's cut, as selection and then the user's acts
@@ -585,6 +492,8 @@ pub struct State {
     /// The help's first line shown, and how many lines it has (they depend on the keymap).
     pub help_scroll: usize,
     pub help_len: usize,
+    /// The user's keys for the acts a message points to.
+    pub act_keys: ActKeys,
     /// No workbench behind the view (a finished or foreign session): nothing can run.
     pub read_only: bool,
     /// Opened from another screen (`the batch`, `the comparison (A)`): Esc on the first screen
@@ -689,6 +598,7 @@ impl State {
             help: false,
             help_scroll: 0,
             help_len,
+            act_keys: ActKeys::default(),
             read_only,
             back_to: None,
             scripted,
@@ -849,17 +759,8 @@ impl State {
         else {
             return CellView::Pending;
         };
-        if doc.generations[g].scores.get(test).is_some_and(|s| s.flaky) {
-            return CellView::Flaky;
-        }
-        let cell = kill::cell(old, run);
-        if cell.is_kill()
-            && run.outcome == crate::exec::Outcome::Error
-            && old.outcome != crate::exec::Outcome::Error
-        {
-            return CellView::Error;
-        }
-        CellView::Killed(cell)
+        let flaky = crate::engine::cell_view::flaky_in(doc, g, test);
+        CellView::of(old, run, flaky, None)
     }
 
     /// The selected (test, mutant) of the grid.

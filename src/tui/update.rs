@@ -97,7 +97,8 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
         | Action::Add
         | Action::AddFile
         | Action::Pin
-        | Action::Undo => read_only().or_else(|| {
+        | Action::Undo
+        | Action::Redo => read_only().or_else(|| {
             s.at_gate()
                 .is_none()
                 .then(|| "acts wait for the gate before a crossover (`r` runs to it)".into())
@@ -410,6 +411,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         Action::Veto
         | Action::Pin
         | Action::Undo
+        | Action::Redo
         | Action::Edit
         | Action::Add
         | Action::AddFile => act(s, action, fx),
@@ -904,6 +906,7 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     s.curate_follow = selected.clone().map(|t| (t, s.doc.acts.len()));
     match (&action, selected) {
         (Action::Undo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Undo))),
+        (Action::Redo, _) => fx.push(Effect::Send(Command::Act(ActRequest::Redo))),
         (Action::Add, _) => {
             let name = format!("test_yours_{}.py", s.doc.tests.len() + 1);
             open_editor(s, Editing::Add(name), new_test_template(&s.doc), fx);
@@ -1050,10 +1053,12 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
         && s.doc.acts.contains(&act)
     {
         s.announce_act = None;
+        let keys = &s.act_keys;
         let then = match &act.kind {
-            crate::engine::ActKind::Pin { test } => {
-                format!("; passing the gate (c) ends the run with {test}, u takes the pin back")
-            }
+            crate::engine::ActKind::Pin { test } => format!(
+                "; passing the gate ({}) ends the run with {test}, {} takes the pin back",
+                keys.proceed, keys.undo
+            ),
             _ => match s.doc.pinned(act.generation) {
                 Some(p) => format!("; {p} stays pinned"),
                 None => format!(
@@ -1062,7 +1067,12 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
                 ),
             },
         };
-        s.say(format!("you {}{then}", act.kind.describe()));
+        let redo = if matches!(act.kind, crate::engine::ActKind::Undo { .. }) {
+            format!("; {} gives it back", keys.redo)
+        } else {
+            String::new()
+        };
+        s.say(format!("you {}{then}{redo}", act.kind.describe()));
     }
     if let Some(t) = s.watch_new_test.clone()
         && let Some(old) = s.doc.execution(&t, &Target::Old)
@@ -1180,8 +1190,10 @@ fn on_event(s: &mut State, e: Event) {
             s.busy = false;
             s.running.clear();
             s.running_pairs.clear();
+            // The key is the user's (a keymap may move it); one line at 80 columns.
             s.say(format!(
-                "paused at the gate before generation {generation}'s crossover: curate (x e a p u), then `c`"
+                "paused before generation {generation}'s crossover: curate, then continue ({})",
+                s.act_keys.proceed
             ));
         }
         Event::Finished { final_test } => {
@@ -1397,7 +1409,7 @@ mod tests {
         let said = s.notice.clone().unwrap();
         assert!(said.starts_with("note: a call of this run waits"), "{said}");
         assert!(
-            said.contains("\npaused at the gate before generation 1"),
+            said.contains("\npaused before generation 1's crossover"),
             "{said}"
         );
         update(&mut s, Action::SortRows);
@@ -1409,7 +1421,7 @@ mod tests {
             },
         );
         let said = s.notice.clone().unwrap();
-        assert!(said.starts_with("paused at the gate"), "{said}");
+        assert!(said.starts_with("paused before generation 2"), "{said}");
     }
 
     #[test]
@@ -1607,7 +1619,7 @@ mod tests {
             {"action": "editor_saved", "source": "def test_m(): pass"},
             {"action": "syntax_checked", "source": "def test_m(): pass", "result": {"Err": "no python3"}},
             {"action": "pin"}, {"action": "no"}, {"action": "pin"}, {"action": "yes"},
-            {"action": "undo"}, {"action": "continue"}
+            {"action": "undo"}, {"action": "redo"}, {"action": "continue"}
         ]"#;
         let mut effects = vec![];
         let actions: Vec<Action> = serde_json::from_str(recorded).unwrap();
@@ -1647,6 +1659,7 @@ mod tests {
                     test: second.clone()
                 }),
                 &Command::Act(ActRequest::Undo),
+                &Command::Act(ActRequest::Redo),
                 &Command::Continue,
             ],
             "Esc on a changed text asked first; the edit that does not compile was not sent; \

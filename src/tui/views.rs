@@ -254,17 +254,46 @@ fn centered(area: Rect, pct_w: u16, pct_h: u16) -> Rect {
 
 fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
-    // The labels that say what the session is come first: they must show at any width.
-    let mut spans = vec![Span::styled(" evootter ", t.style(Role::Title))];
-    if c.state.scripted {
-        spans.push(Span::styled(" SCRIPTED model ", t.style(Role::Scripted)));
+    let width = usize::from(area.width);
+    let tabs = |short: bool| -> usize {
+        Screen::ALL
+            .iter()
+            .map(|s| (if short { s.short_title() } else { s.title() }).len() + 4)
+            .sum()
+    };
+    // The labels that say what the session is come first: they must show at any width, in
+    // fewer words when the tabs would not fit (80 columns, a scripted read-only session),
+    // the program's name last of all.
+    let scripted = |long: bool| match (c.state.scripted, long) {
+        (false, _) => "",
+        (true, true) => " SCRIPTED model ",
+        (true, false) => " SCRIPTED ",
+    };
+    let read_only = if c.state.read_only { " read-only " } else { "" };
+    let forms = [
+        (" evootter ", scripted(true), false),
+        (" evootter ", scripted(true), true),
+        (" evootter ", scripted(false), true),
+        ("", scripted(false), true),
+    ];
+    let fits = |(name, model, short): &(&str, &str, bool)| {
+        name.len() + model.len() + read_only.len() + tabs(*short) <= width
+    };
+    let (name, model, short) = forms
+        .iter()
+        .find(|f| fits(f))
+        .copied()
+        .unwrap_or(forms[forms.len() - 1]);
+    let mut spans = vec![];
+    if !name.is_empty() {
+        spans.push(Span::styled(name, t.style(Role::Title)));
     }
-    if c.state.read_only {
-        spans.push(Span::styled(" read-only ", t.style(Role::Warning)));
+    if !model.is_empty() {
+        spans.push(Span::styled(model, t.style(Role::Scripted)));
     }
-    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    let long: usize = Screen::ALL.iter().map(|s| s.title().len() + 4).sum();
-    let short = used + long > usize::from(area.width);
+    if !read_only.is_empty() {
+        spans.push(Span::styled(read_only, t.style(Role::Warning)));
+    }
     for (i, s) in Screen::ALL.iter().enumerate() {
         let style = if *s == c.state.screen {
             t.style(Role::Selected)
@@ -307,10 +336,28 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
             format!(" of ${b:.2}{}", if long { " budget" } else { "" })
         })
     };
-    let cost = calls.cost_usd.map_or_else(
-        || "cost unknown".to_owned(),
-        |c| format!("${c:.4}{}", of_budget(false)),
-    );
+    // Scripted replies count no tokens and cost nothing: the line says they are scripted
+    // rather than show a meter of zeros.
+    let scripted = s.scripted;
+    let cost = if scripted {
+        "scripted, no cost".to_owned()
+    } else {
+        calls.cost_usd.map_or_else(
+            || "cost unknown".to_owned(),
+            |c| format!("${c:.4}{}", of_budget(false)),
+        )
+    };
+    let usage = if scripted {
+        "scripted replies, no tokens, no cost".to_owned()
+    } else {
+        format!(
+            "tokens {}/{}, {}{}",
+            calls.input_tokens,
+            calls.output_tokens,
+            calls.cost_label(),
+            of_budget(true)
+        )
+    };
     // The longest form that fits: a narrow terminal gets the same facts, shorter.
     let short_phase = match &s.doc.phase {
         Phase::Crossover { generation } if s.paused_at == Some(*generation) => {
@@ -323,13 +370,9 @@ fn draw_status(f: &mut Frame, c: &Ctx, area: Rect) {
     };
     let forms = [
         format!(
-            " {name} | {} | model calls {}, tokens {}/{}, {}{}",
+            " {name} | {} | model calls {}, {usage}",
             phase_words(s),
             calls.calls,
-            calls.input_tokens,
-            calls.output_tokens,
-            calls.cost_label(),
-            of_budget(true)
         ),
         format!(
             " {name} | {} | {} calls, {cost}",
@@ -1072,14 +1115,16 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
     ));
     match (p.old, p.run, p.cell) {
         (Some(old), Some(run), Some(cell)) => {
+            // As the Grid shows the cell (flaky, error, not reached), not only the kill.
+            let view = s.cell(s.shown_generation().unwrap_or(0), &p.test.id, &mu.id);
             lines.push(Line::styled(
                 format!(
                     "c_old {:?}, mutant {:?}: {}",
                     old.outcome,
                     run.outcome,
-                    cell.verdict()
+                    view.verdict()
                 ),
-                t.style(grid::role(CellView::Killed(cell))),
+                t.style(grid::role(view)),
             ));
             // How plausible a fix the rescuer is, as selection weighed it.
             if cell == crate::engine::kill::Cell::Rescued
@@ -1191,7 +1236,7 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
             }
             lines.push(Line::raw(""));
         }
-        for l in super::why::reasons(&s.doc, g, &p, &|f| s.source(f)) {
+        for l in super::why::reasons(&s.doc, g, &p, &|f| s.source(f), !s.read_only) {
             // An indented line continues the reason before it.
             let bullet = if l.starts_with("  ") { "" } else { "- " };
             lines.push(Line::styled(format!("{bullet}{l}"), t.style(Role::Text)));
@@ -1266,7 +1311,8 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     if let Some(g) = g {
         let then = match s.doc.pinned(g) {
             Some(p) => format!(
-                "{p} is pinned: passing the gate ends the run with it (u takes the pin back)"
+                "{p} is pinned: passing the gate ends the run with it ({} takes the pin back)",
+                s.act_keys.undo
             ),
             None => format!("going to crossover: {}", s.doc.parents(g).join(", ")),
         };
@@ -1396,19 +1442,27 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
     // What it cost, as the provider counted it, first (it wraps, so it is read whole).
     let step = crate::llm::CallTotals::of(calls.iter().filter(|x| x.step == call.step));
     d.push(Line::styled("usage", t.style(Role::Header)));
-    d.push(Line::raw(format!(
-        "{} new input tokens, {} written to the provider's prompt cache, {} read from it, {} \
+    if call.is_scripted() {
+        d.push(Line::styled(
+            "a scripted reply (recorded in the instance, no provider called): no tokens \
+             counted, nothing paid",
+            t.style(Role::Scripted),
+        ));
+    } else {
+        d.push(Line::raw(format!(
+            "{} new input tokens, {} written to the provider's prompt cache, {} read from it, {} \
          output; {}{}",
-        call.input_tokens,
-        call.cache_write_tokens,
-        call.cache_read_tokens,
-        call.output_tokens,
-        call.cost_label(),
-        call.batch.as_deref().map_or(String::new(), |b| format!(
-            " (answered in provider batch {b}, at half price)"
-        ))
-    )));
-    if step.calls > 1 {
+            call.input_tokens,
+            call.cache_write_tokens,
+            call.cache_read_tokens,
+            call.output_tokens,
+            call.cost_label(),
+            call.batch.as_deref().map_or(String::new(), |b| format!(
+                " (answered in provider batch {b}, at half price)"
+            ))
+        )));
+    }
+    if step.calls > 1 && !call.is_scripted() {
         d.push(Line::raw(format!(
             "its step, {}: {} calls, {} new input tokens, {} written to the cache, {} read \
              from it, {} output; {}",
@@ -1568,6 +1622,56 @@ mod tests {
                 .find(|l| l.contains(" calls"))
                 .unwrap_or_default();
             assert!(status.contains(words), "{w}x{h}: {status}");
+        }
+    }
+
+    /// The Why screen offers a traced re-run of a survivor only where one can be made: not in
+    /// a read-only session (Enter is refused there).
+    #[test]
+    fn the_why_screen_offers_a_trace_only_where_enter_makes_one() {
+        let l = looks();
+        for read_only in [true, false] {
+            let mut s = state(120, 36);
+            s.read_only = read_only;
+            let grid = s.grid().unwrap();
+            let (row, col) = (0..grid.tests.len())
+                .flat_map(|r| (0..grid.mutants.len()).map(move |c| (r, c)))
+                .find(|&(r, c)| {
+                    matches!(
+                        s.cell(grid.generation, &grid.tests[r], &grid.mutants[c]),
+                        CellView::Killed(crate::engine::kill::Cell::Survived)
+                            | CellView::NotReached
+                    )
+                })
+                .expect("a survivor in the fixture");
+            s.row = row;
+            s.col = col;
+            update(&mut s, Action::Explain);
+            assert_eq!(s.screen, Screen::Why);
+            let text = format!("{}", drawn(&s, &l).backend());
+            assert!(text.contains(" not kill "), "{text}");
+            assert_eq!(
+                text.contains("Enter runs the pair again"),
+                !read_only,
+                "read-only {read_only}:\n{text}"
+            );
+        }
+    }
+
+    /// The tab line names every screen at 80 columns, a scripted read-only session too: the
+    /// labels say less before a tab is cut.
+    #[test]
+    fn the_tab_line_names_every_screen_at_80_columns() {
+        let l = looks();
+        for (scripted, read_only) in [(false, false), (true, false), (true, true)] {
+            let mut s = state(80, 24);
+            s.scripted = scripted;
+            s.read_only = read_only;
+            let text = format!("{}", drawn(&s, &l).backend());
+            let tabs = text.lines().next().unwrap_or_default();
+            assert!(tabs.contains("6 Model"), "{tabs}");
+            assert_eq!(tabs.contains("SCRIPTED"), scripted, "{tabs}");
+            assert_eq!(tabs.contains("read-only"), read_only, "{tabs}");
         }
     }
 
