@@ -118,7 +118,7 @@ fn session_walkthrough(width: u16, height: u16) {
     t.keys(&["j", "x"]);
     let vetoed = t.wait_for("you vetoed", 20);
     // The selection stays on the vetoed test (it moved down the list): the same key again
-    // says what the first did.
+    // takes the veto back, and once more vetoes it again.
     let id = vetoed
         .split("you vetoed ")
         .nth(1)
@@ -127,7 +127,13 @@ fn session_walkthrough(width: u16, height: u16) {
         .to_string();
     assert!(vetoed.contains(&format!("┌ {id} (")), "{id}: {vetoed}");
     t.keys(&["x"]);
-    t.wait_for("is vetoed already", 20);
+    let back = t.wait_for(&format!("you took back the veto of {id}"), 20);
+    assert!(
+        back.contains(&format!("+ {id} ")),
+        "{id} goes on again: {back}"
+    );
+    t.keys(&["x"]);
+    t.wait_for(&format!("you vetoed {id}; going to crossover"), 20);
     t.keys(&["Home", "e"]);
     t.wait_for("(Ctrl-s saves, Esc cancels)", 10);
     t.keys(&["# edited in the workbench", "Enter", "C-s"]);

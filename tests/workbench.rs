@@ -127,9 +127,25 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     })
     .await;
     assert!(
-        format!("{e:?}").contains("vetoed already (an undo takes the veto back)"),
+        format!("{e:?}").contains("vetoed already (an unveto takes the veto back)"),
         "{e:?}"
     );
+    // The unveto: t2 goes to crossover again, in its place; once only.
+    wb.send(Command::Act(ActRequest::Unveto { test: "t2".into() }));
+    until(&mut wb, "the unveto", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1", "t2"]);
+    wb.send(Command::Act(ActRequest::Unveto { test: "t2".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("t2 (") && format!("{e:?}").contains("is not vetoed"),
+        "{e:?}"
+    );
+    wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
+    until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), ["t1"]);
     // The last parent cannot be vetoed.
     wb.send(Command::Act(ActRequest::Veto { test: "t1".into() }));
     let e = until(&mut wb, "a refusal", |e| {
@@ -250,6 +266,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
         .iter()
         .map(|a| match a.kind {
             ActKind::Veto { .. } => "veto",
+            ActKind::Unveto { .. } => "unveto",
             ActKind::Edit { .. } => "edit",
             ActKind::Undo { .. } => "undo",
             ActKind::Redo { .. } => "redo",
@@ -260,12 +277,14 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
         .collect();
     assert_eq!(
         kinds,
-        ["veto", "edit", "undo", "redo", "undo", "add", "continue"]
+        [
+            "veto", "unveto", "veto", "edit", "undo", "redo", "undo", "add", "continue"
+        ]
     );
     let report = read_json(&tiny.out("wb").join("report.json"));
-    assert_eq!(report["acts"].as_array().unwrap().len(), 7, "{report:#}");
+    assert_eq!(report["acts"].as_array().unwrap().len(), 9, "{report:#}");
     assert_eq!(
-        report["tests"][&doc.acts[5].kind.kind_test()]["origin"]["kind"],
+        report["tests"][&doc.acts[7].kind.kind_test()]["origin"]["kind"],
         "user_written"
     );
     let saved = SessionDoc::load(&finished.session_path).unwrap();

@@ -18,6 +18,7 @@ use crate::prompts::parse::ParsedTest;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActRequest {
     Veto { test: TestId },
+    Unveto { test: TestId },
     Edit { test: TestId, source: String },
     Add { name: String, source: String },
     Pin { test: TestId },
@@ -65,7 +66,7 @@ impl Engine {
             ActRequest::Veto { test } => {
                 if self.doc.vetoed(g).contains(&test) {
                     return refused(format!(
-                        "{} is vetoed already (an undo takes the veto back)",
+                        "{} is vetoed already (an unveto takes the veto back)",
                         name_of(&self.doc, &test)
                     ));
                 }
@@ -83,6 +84,15 @@ impl Engine {
                     ));
                 }
                 ActKind::Veto { test }
+            }
+            ActRequest::Unveto { test } => {
+                if !self.doc.vetoed(g).contains(&test) {
+                    return refused(format!(
+                        "{} is not vetoed at this gate",
+                        name_of(&self.doc, &test)
+                    ));
+                }
+                ActKind::Unveto { test }
             }
             // A parent's edit takes its place; a dropped or vetoed test's edit goes on beside
             // the parents (the user rescued it).
@@ -272,10 +282,18 @@ impl SessionDoc {
     }
 
     fn curated_parents(&self, g: usize) -> Vec<TestId> {
-        let mut parents = self.generations[g].selected.clone();
+        let selected = &self.generations[g].selected;
+        // Where selection ranked a test (the user's own after every selected one).
+        let rank = |t: &TestId| selected.iter().position(|s| s == t).unwrap_or(usize::MAX);
+        let mut parents = selected.clone();
         for a in self.counting_acts(g) {
             match &a.kind {
                 ActKind::Veto { test } => parents.retain(|t| t != test),
+                // Back where selection ranked it, as if never vetoed.
+                ActKind::Unveto { test } if !parents.contains(test) => {
+                    let at = parents.iter().position(|p| rank(p) > rank(test));
+                    parents.insert(at.unwrap_or(parents.len()), test.clone());
+                }
                 ActKind::Edit { test, new_test } => match parents.iter().position(|t| t == test) {
                     Some(i) => parents[i] = new_test.clone(),
                     None if !parents.contains(new_test) => parents.push(new_test.clone()),
@@ -312,7 +330,13 @@ impl SessionDoc {
                 ActKind::Veto { test } if !parents.contains(test) => Some(test.clone()),
                 _ => None,
             })
-            .collect()
+            .fold(vec![], |mut seen, t| {
+                // Vetoed, taken back and vetoed again: one vetoed test.
+                if !seen.contains(&t) {
+                    seen.push(t);
+                }
+                seen
+            })
     }
 
     /// The last act at gate `g` that still counts and can be undone.
@@ -322,6 +346,7 @@ impl SessionDoc {
             let undoable = matches!(
                 a.kind,
                 ActKind::Veto { .. }
+                    | ActKind::Unveto { .. }
                     | ActKind::Edit { .. }
                     | ActKind::Add { .. }
                     | ActKind::Pin { .. }
@@ -363,6 +388,35 @@ mod tests {
                 what: String::new(),
             },
         );
+    }
+
+    /// Taking back one veto leaves the others, puts the test back where selection ranked
+    /// it, and is an act an undo takes back like any other.
+    #[test]
+    fn an_unveto_takes_back_one_veto_whatever_came_after_it() {
+        let mut doc = crate::testkit::finished_session();
+        doc.acts.clear();
+        let sel = doc.generations[0].selected.clone();
+        assert!(sel.len() >= 2, "{sel:?}");
+        let (a, b) = (sel[0].clone(), sel[1].clone());
+        veto(&mut doc, &a);
+        veto(&mut doc, &b);
+        act(&mut doc, ActKind::Unveto { test: a.clone() });
+        assert_eq!(doc.vetoed(0), vec![b.clone()]);
+        let without_b: Vec<_> = sel.iter().filter(|t| **t != b).cloned().collect();
+        assert_eq!(doc.parents(0), without_b, "a is back in its place, first");
+        // Vetoed again: listed once.
+        veto(&mut doc, &a);
+        act(&mut doc, ActKind::Unveto { test: a.clone() });
+        veto(&mut doc, &a);
+        assert_eq!(doc.vetoed(0), vec![a.clone(), b.clone()]);
+        // Undo walks back: the last veto of a, then its unveto (a vetoed by the one before).
+        undo(&mut doc);
+        assert_eq!(doc.vetoed(0), vec![b.clone()]);
+        undo(&mut doc);
+        assert_eq!(doc.vetoed(0), vec![a.clone(), b.clone()]);
+        redo(&mut doc);
+        assert_eq!(doc.vetoed(0), vec![b.clone()]);
     }
 
     /// Undo and redo walk the acts back and forth as an editor does: redo gives back the

@@ -249,7 +249,11 @@ impl<'a> Cut<'a> {
         // test that does not go on.
         for a in self.doc.counting_acts(self.g.index) {
             match &a.kind {
-                ActKind::Veto { test } if test == t => notes.push("vetoed by you".into()),
+                ActKind::Veto { test }
+                    if test == t && self.doc.vetoed(self.g.index).contains(t) =>
+                {
+                    notes.push("vetoed by you".into())
+                }
                 ActKind::Edit { test, new_test } if test == t => {
                     notes.push(format!("edited by you into {new_test}"))
                 }

@@ -59,6 +59,7 @@ impl ActKind {
     pub fn describe(&self) -> String {
         match self {
             ActKind::Veto { test } => format!("vetoed {test}"),
+            ActKind::Unveto { test } => format!("took back the veto of {test}"),
             ActKind::Edit { test, new_test } => format!("edited {test} into {new_test}"),
             ActKind::Add { new_test } => format!("added {new_test}"),
             ActKind::Pin { test } => format!("pinned {test} as the final test"),
@@ -89,6 +90,10 @@ pub struct Act {
 pub enum ActKind {
     /// The test does not go to crossover.
     Veto { test: TestId },
+    /// The veto of `test` is taken back: it goes to crossover again (an act of its own, so
+    /// that the veto of one test is taken back whatever was done after it, and an undo takes
+    /// this back like any act).
+    Unveto { test: TestId },
     /// `new_test` (the edit, run like any test) goes to crossover in place of `test`.
     Edit { test: TestId, new_test: TestId },
     /// The user's own test goes to crossover too.

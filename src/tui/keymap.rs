@@ -441,6 +441,7 @@ impl Keymap {
             undo: first("undo", d.undo),
             redo: first("redo", d.redo),
             proceed: first("continue", d.proceed),
+            veto: first("veto", d.veto),
         }
     }
 

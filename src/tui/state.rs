@@ -93,6 +93,7 @@ pub struct ActKeys {
     pub undo: String,
     pub redo: String,
     pub proceed: String,
+    pub veto: String,
 }
 
 impl Default for ActKeys {
@@ -101,6 +102,7 @@ impl Default for ActKeys {
             undo: "u".into(),
             redo: "U".into(),
             proceed: "c".into(),
+            veto: "x".into(),
         }
     }
 }

@@ -913,8 +913,15 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         (Action::AddFile, _) => open_editor(s, Editing::Path, String::new(), fx),
         (_, None) => s.say("no test selected"),
+        // The veto key on a vetoed test takes its veto back, whatever was done since.
         (Action::Veto, Some(test)) => {
-            fx.push(Effect::Send(Command::Act(ActRequest::Veto { test })))
+            let vetoed = s.at_gate().is_some_and(|g| s.doc.vetoed(g).contains(&test));
+            let act = if vetoed {
+                ActRequest::Unveto { test }
+            } else {
+                ActRequest::Veto { test }
+            };
+            fx.push(Effect::Send(Command::Act(act)))
         }
         (Action::Pin, Some(test)) => {
             s.confirm = Some(Confirm {
@@ -1067,10 +1074,10 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
                 ),
             },
         };
-        let redo = if matches!(act.kind, crate::engine::ActKind::Undo { .. }) {
-            format!("; {} gives it back", keys.redo)
-        } else {
-            String::new()
+        let redo = match act.kind {
+            crate::engine::ActKind::Undo { .. } => format!("; {} gives it back", keys.redo),
+            crate::engine::ActKind::Veto { .. } => format!("; {} again takes it back", keys.veto),
+            _ => String::new(),
         };
         s.say(format!("you {}{then}{redo}", act.kind.describe()));
     }
@@ -1767,7 +1774,9 @@ mod tests {
         update(&mut s, Action::Snapshot { doc: Arc::new(d) });
         let said = s.notice.clone().unwrap();
         assert!(
-            said.ends_with(&format!("going to crossover: {kept}")),
+            said.ends_with(&format!(
+                "going to crossover: {kept}; x again takes it back"
+            )),
             "{said}"
         );
         // The next act makes it stale.
@@ -1857,6 +1866,13 @@ mod tests {
             s.curate_list()[s.curate_row],
             vetoed,
             "and the selection with it"
+        );
+        // The same key again, on the vetoed test: its veto is taken back.
+        assert_eq!(
+            update(&mut s, Action::Veto),
+            [Effect::Send(Command::Act(ActRequest::Unveto {
+                test: vetoed.clone()
+            }))]
         );
         // An edit: once the act is reported, its new test is selected where it is listed.
         let edited = d.parents(g)[0].clone();

@@ -786,10 +786,12 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     if s.doc.final_test.is_some() {
         shape.push("1".into());
     }
-    lines.push(Line::styled(
-        format!("tests x mutants: {}", shape.join("  ->  ")),
-        t.style(Role::Title),
-    ));
+    if !shape.is_empty() {
+        lines.push(Line::styled(
+            format!("tests x mutants: {}", shape.join("  ->  ")),
+            t.style(Role::Title),
+        ));
+    }
     // The result first: what a finished run ended with.
     if let Some(ft) = &s.doc.final_test {
         let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
@@ -823,10 +825,8 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             continue;
         }
         let width = usize::from(area.width.saturating_sub(2));
-        lines.push(Line::styled(
-            test_row(width, "test", "name", "c_old", "fit", "fate", "origin"),
-            t.style(Role::Dim),
-        ));
+        let mut rows = vec![TestRow::header()];
+        let mut styles = vec![t.style(Role::Dim)];
         for tid in &g.tests {
             let cand = &s.doc.tests[tid];
             let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
@@ -834,18 +834,18 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
                 format!("{}{}", sc.kills.len(), if sc.flaky { "~" } else { "" })
             });
             let fate = s.fate(g.index, tid);
-            lines.push(Line::styled(
-                test_row(
-                    width,
-                    &format!("{} {tid}", fate.mark()),
-                    &cand.name,
-                    outcome_word(old),
-                    &fit,
-                    fate.label(),
-                    &origin_words(&cand.origin),
-                ),
-                fate_style(t, fate, old),
-            ));
+            rows.push(TestRow {
+                id: format!("{} {tid}", fate.mark()),
+                name: cand.name.clone(),
+                old: outcome_word(old).into(),
+                fit,
+                fate: fate.label().into(),
+                origin: origin_words(&cand.origin),
+            });
+            styles.push(fate_style(t, fate, old));
+        }
+        for (row, style) in fit_test_table(width, &rows).into_iter().zip(styles) {
+            lines.push(Line::styled(row, style));
         }
         if let Some(e) = explain::explain_cut(&s.doc, g.index) {
             for l in e.lines {
@@ -894,25 +894,61 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     super::figure::draw(f, s, c.theme, figure);
 }
 
-/// One row of the Timeline's test table, fitted to `width`: the name gets what the fixed
-/// columns leave (at most 32), the origin what is left after it.
-fn test_row(
-    width: usize,
-    id: &str,
-    name: &str,
-    old: &str,
-    fit: &str,
-    fate: &str,
-    origin: &str,
-) -> String {
-    const FIXED: usize = 6 + 1 + 6 + 1 + 4 + 1 + 14 + 1;
-    let name_w = width.saturating_sub(FIXED + 14).clamp(8, 32);
-    let left = format!(
-        "{id:<6} {:<name_w$} {old:<6} {fit:>4} {fate:<14} ",
-        truncate(name, name_w)
-    );
-    let room = width.saturating_sub(left.chars().count());
-    format!("{left}{}", truncate(origin, room.max(1)))
+/// One row of the Timeline's test table, before it is fitted to the pane.
+struct TestRow {
+    id: String,
+    name: String,
+    old: String,
+    fit: String,
+    fate: String,
+    origin: String,
+}
+
+impl TestRow {
+    fn header() -> Self {
+        Self {
+            id: "test".into(),
+            name: "name".into(),
+            old: "c_old".into(),
+            fit: "fit".into(),
+            fate: "fate".into(),
+            origin: "origin".into(),
+        }
+    }
+}
+
+/// The Timeline's test table fitted to `width`: the short columns as wide as they are, the
+/// name and the origin as wide as their longest when both fit; when they do not, the origin
+/// gives way first, down to what leaves the name 20 columns, then both are cut.
+fn fit_test_table(width: usize, rows: &[TestRow]) -> Vec<String> {
+    let widest = |f: fn(&TestRow) -> &str| rows.iter().map(|r| f(r).chars().count()).max();
+    let fate_w = widest(|r| &r.fate).unwrap_or(0);
+    let name_max = widest(|r| &r.name).unwrap_or(0);
+    let origin_max = widest(|r| &r.origin).unwrap_or(0);
+    // id, c_old and fit columns and the five gaps between the six columns.
+    let fixed = 6 + 6 + 4 + fate_w + 5;
+    let room = width.saturating_sub(fixed);
+    let name_w = name_max
+        .min(room.saturating_sub(origin_max))
+        .max(name_max.min(20))
+        .min(room.saturating_sub(1))
+        .max(4);
+    rows.iter()
+        .map(|r| {
+            let left = format!(
+                "{:<6} {:<name_w$} {:<6} {:>4} {:<fate_w$} ",
+                r.id,
+                truncate(&r.name, name_w),
+                r.old,
+                r.fit,
+                r.fate
+            );
+            let rest = width.saturating_sub(left.chars().count()).max(1);
+            format!("{left}{}", truncate(&r.origin, rest))
+                .trim_end()
+                .to_string()
+        })
+        .collect()
 }
 
 /// How a test's row looks: by its fate, with a warning for a test of the user's that errors
@@ -926,6 +962,40 @@ fn fate_style(t: &Theme, fate: super::state::Fate, old: Option<Outcome>) -> rata
         Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
         Fate::Pending => t.style(Role::Text),
     }
+}
+
+/// A pytest rule line (`==== 2 failed in 0.1s ====`, `____ test_x ____`) or progress line
+/// narrowed to `width` by its padding, so that a pane narrower than the terminal pytest ran in shows it
+/// on one line instead of wrapping it in two. Other lines are left as they are.
+fn fit_rule(line: &str, width: usize) -> String {
+    let len = line.chars().count();
+    // A progress line (`tests/test_x.py FF      [100%]`): pytest pads it to its terminal's
+    // width; the padding goes down to one space.
+    if len > width
+        && line.ends_with("%]")
+        && let Some(at) = line.rfind("  [")
+    {
+        let (file, pct) = (line[..at].trim_end(), line[at..].trim_start());
+        let gap = width.saturating_sub(file.chars().count() + pct.chars().count());
+        return format!("{file}{}{pct}", " ".repeat(gap.max(1)));
+    }
+    let Some(pad) = line.chars().next().filter(|c| matches!(c, '=' | '_' | '-')) else {
+        return line.to_owned();
+    };
+    let rule = |n: usize| pad.to_string().repeat(n);
+    if len <= width || !line.starts_with(&rule(3)) || !line.ends_with(&rule(3)) {
+        return line.to_owned();
+    }
+    let middle = line.trim_matches(pad);
+    if middle.trim().is_empty() {
+        return rule(width);
+    }
+    // Each side keeps at least three of its characters, so that it still reads as a rule.
+    let room = width.saturating_sub(middle.chars().count());
+    if room < 6 {
+        return line.to_owned();
+    }
+    format!("{}{middle}{}", rule(room / 2), rule(room - room / 2))
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -1354,8 +1424,9 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
             t.style(Role::Header),
         ));
         if let Some(e) = s.doc.execution(&tid, &Target::Old) {
+            let width = usize::from(log.width.saturating_sub(2));
             for l in crate::exec::normalize::readable_log(s.doc.log(&e.raw_log)).lines() {
-                right.push(Line::raw(l.to_string()));
+                right.push(Line::raw(fit_rule(l, width)));
             }
         }
         right.push(Line::raw(""));
@@ -1403,6 +1474,18 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
             },
             if call.batch.is_some() { " b" } else { "" }
         );
+        // A recorded reply has no tokens or latency to show: zeros would read as a free call.
+        if call.is_scripted() {
+            lines.push(Line::styled(
+                format!(
+                    "{:>3} {:<20} {model}scripted reply: no tokens, no cost",
+                    i + 1,
+                    call.step
+                ),
+                style,
+            ));
+            continue;
+        }
         lines.push(Line::styled(
             format!(
                 "{:>3} {:<20} {model}{:>7} in {:>6} out {:>5.1} s {:>9}{marks}",
@@ -1558,6 +1641,76 @@ mod tests {
         })
         .unwrap();
         term
+    }
+
+    #[test]
+    fn the_timeline_table_shows_whole_names_and_origins_when_80_columns_hold_them() {
+        let row = |id: &str, name: &str, fate: &str, origin: &str| TestRow {
+            id: id.into(),
+            name: name.into(),
+            old: "fails".into(),
+            fit: "4".into(),
+            fate: fate.into(),
+            origin: origin.into(),
+        };
+        let rows = [
+            TestRow::header(),
+            row(
+                "+ t3",
+                "test_invalid_bool_raises_conf.py",
+                "kept",
+                "generated (single)",
+            ),
+            row(
+                "  t1",
+                "test_dotenv_loading.py",
+                "dropped",
+                "generated (single)",
+            ),
+        ];
+        // An 80-column terminal's pane: a 32-character name and the origin both fit.
+        let fitted = fit_test_table(78, &rows);
+        assert!(
+            fitted.iter().all(|l| l.chars().count() <= 78),
+            "{fitted:#?}"
+        );
+        assert!(
+            fitted[1].contains("test_invalid_bool_raises_conf.py"),
+            "{fitted:#?}"
+        );
+        assert!(fitted[1].ends_with("generated (single)"), "{fitted:#?}");
+        // Narrower, the origin gives way before the name is cut below 20 columns.
+        let narrow = fit_test_table(60, &rows);
+        assert!(
+            narrow.iter().all(|l| l.chars().count() <= 60),
+            "{narrow:#?}"
+        );
+        assert!(narrow[1].contains("test_invalid_bool_r"), "{narrow:#?}");
+        assert!(!narrow[1].ends_with("generated (single)"), "{narrow:#?}");
+        // Columns line up: every row's c_old column starts where the header's does.
+        let at = fitted[0].find("c_old").unwrap();
+        assert_eq!(&fitted[1][at..at + 5], "fails");
+    }
+
+    #[test]
+    fn a_pytest_rule_wider_than_the_pane_is_narrowed_by_its_padding() {
+        let header = format!("{} test session starts {}", "=".repeat(29), "=".repeat(30));
+        assert_eq!(header.chars().count(), 80);
+        let fitted = fit_rule(&header, 76);
+        assert_eq!(fitted.chars().count(), 76);
+        assert!(fitted.starts_with("===") && fitted.contains(" test session starts "));
+        assert_eq!(fit_rule(&"_".repeat(80), 50), "_".repeat(50));
+        // A line that fits, a line of text and a rule too long to narrow stay as they are.
+        assert_eq!(fit_rule("=== 1 failed ===", 76), "=== 1 failed ===");
+        assert_eq!(fit_rule(&"x".repeat(90), 76), "x".repeat(90));
+        let long = format!("=== {} ===", "y".repeat(80));
+        assert_eq!(fit_rule(&long, 76), long);
+        let progress = format!("tests/test_x.py FF{}[100%]", " ".repeat(57));
+        assert_eq!(
+            fit_rule(&progress, 76),
+            format!("tests/test_x.py FF{}[100%]", " ".repeat(52))
+        );
+        assert_eq!(fit_rule(&progress, 20), "tests/test_x.py FF [100%]");
     }
 
     #[test]
