@@ -469,6 +469,17 @@ pub enum SessionError {
     )]
     Corrupt { path: PathBuf, detail: String },
     #[error(
+        "session file {path} holds what this evootter ({ours}) does not know ({detail}): it \
+         was written by evootter {written_by}, likely a newer one. It was left untouched; open \
+         it with the evootter that wrote it, or a newer one"
+    )]
+    UnknownPart {
+        path: PathBuf,
+        detail: String,
+        written_by: String,
+        ours: String,
+    },
+    #[error(
         "session file {path} has schema version {found}, newer than this evootter understands \
          ({supported}). It was left untouched; upgrade evootter to resume it"
     )]
@@ -557,6 +568,7 @@ impl SessionDoc {
         #[derive(Deserialize)]
         struct Header {
             schema_version: Option<u64>,
+            evootter_version: Option<String>,
         }
         let header: Header =
             serde_json::from_slice(&bytes).map_err(|e| corrupt(format!("not JSON: {e}")))?;
@@ -570,7 +582,21 @@ impl SessionDoc {
                 supported: SCHEMA_VERSION,
             });
         }
-        serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))
+        serde_json::from_slice(&bytes).map_err(|e| {
+            // A kind of act (or step, or cell) added in a later evootter, within the same
+            // schema: not damage, and a fresh run is not the fix.
+            let detail = e.to_string();
+            if detail.starts_with("unknown variant") {
+                SessionError::UnknownPart {
+                    path: path.to_path_buf(),
+                    detail,
+                    written_by: header.evootter_version.unwrap_or_else(|| "?".into()),
+                    ours: env!("CARGO_PKG_VERSION").into(),
+                }
+            } else {
+                corrupt(detail)
+            }
+        })
     }
 }
 
@@ -710,6 +736,30 @@ mod tests {
             d.execution(&"t1".to_string(), &Target::Mutant("m1".into()))
                 .is_some()
         );
+    }
+
+    /// A session from a newer evootter that holds a kind of act this one does not know is
+    /// refused as such, not as damage (whose advice, a fresh run, would throw work away).
+    #[test]
+    fn an_act_of_a_newer_evootter_is_named_not_called_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = doc(dir.path());
+        let path = dir.path().join("out/session.json");
+        d.save(&path).unwrap();
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        json["evootter_version"] = "9.9.9".into();
+        json["acts"] = serde_json::json!([
+            {"at_unix": 1, "generation": 0, "kind": "reorder", "tests": ["t2", "t1"]}
+        ]);
+        let text = serde_json::to_string(&json).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let err = SessionDoc::load(&path).unwrap_err().to_string();
+        assert!(err.contains("unknown variant `reorder`"), "{err}");
+        assert!(err.contains("written by evootter 9.9.9"), "{err}");
+        assert!(err.contains("left untouched"), "{err}");
+        assert!(!err.contains("fresh --out"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]

@@ -1230,11 +1230,14 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled(
-            "test statuses, c_old -> mutant",
+            format!("test statuses, c_old -> mutant (in {})", p.test.rel_path),
             t.style(Role::Header),
         ));
         let ids: std::collections::BTreeSet<&String> =
             old.status_map.keys().chain(run.status_map.keys()).collect();
+        // The statuses first and the test file's path left out: at 80 columns a long node id
+        // cut off the statuses, which are what this list is for.
+        let in_file = format!("{}::", p.test.rel_path);
         for id in ids {
             let a = old.status_map.get(id).map_or("-", String::as_str);
             let b = run.status_map.get(id).map_or("-", String::as_str);
@@ -1243,7 +1246,8 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
             } else {
                 t.style(Role::Warning)
             };
-            lines.push(Line::styled(format!("  {id}: {a} -> {b}"), style));
+            let name = id.strip_prefix(&in_file).unwrap_or(id);
+            lines.push(Line::styled(format!("  {a:<7} -> {b:<7} {name}"), style));
         }
     }
     lines.push(Line::raw(""));
