@@ -849,7 +849,9 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         }
         if let Some(e) = explain::explain_cut(&s.doc, g.index) {
             for l in e.lines {
-                lines.push(Line::styled(format!("   {l}"), t.style(Role::Dim)));
+                for row in hanging(&l, "   ", "     ", width) {
+                    lines.push(Line::styled(row, t.style(Role::Dim)));
+                }
             }
         }
         // Every act at this gate, undone ones too: the cut line above says what still counts.
@@ -861,10 +863,10 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             .map(|a| a.kind.describe())
             .collect();
         if !acts.is_empty() {
-            lines.push(Line::styled(
-                format!("   your acts, in order: {}", acts.join("; ")),
-                t.style(Role::Warning),
-            ));
+            let text = format!("your acts, in order: {}", acts.join("; "));
+            for row in hanging(&text, "   ", "     ", width) {
+                lines.push(Line::styled(row, t.style(Role::Warning)));
+            }
         }
     }
     if s.doc.generations.is_empty() {
@@ -962,6 +964,33 @@ fn fate_style(t: &Theme, fate: super::state::Fate, old: Option<Outcome>) -> rata
         Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
         Fate::Pending => t.style(Role::Text),
     }
+}
+
+/// `text` word-wrapped to `width` columns with a hanging indent: `first` before its first
+/// row, `rest` before the others, so that a wrapped explanation reads as one item. A word
+/// wider than a row is left for the pane to break.
+fn hanging(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+    let mut rows = vec![];
+    let mut row = first.to_owned();
+    let mut row_len = first.chars().count();
+    let mut empty = true;
+    for word in text.split(' ') {
+        let len = word.chars().count();
+        if !empty && row_len + 1 + len > width {
+            rows.push(std::mem::replace(&mut row, rest.to_owned()));
+            row_len = rest.chars().count();
+            empty = true;
+        }
+        if !empty {
+            row.push(' ');
+            row_len += 1;
+        }
+        row.push_str(word);
+        row_len += len;
+        empty = false;
+    }
+    rows.push(row);
+    rows
 }
 
 /// A pytest rule line (`==== 2 failed in 0.1s ====`, `____ test_x ____`) or progress line
@@ -1310,10 +1339,16 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
             }
             lines.push(Line::raw(""));
         }
+        let width = usize::from(area.width.saturating_sub(2));
         for l in super::why::reasons(&s.doc, g, &p, &|f| s.source(f), !s.read_only) {
-            // An indented line continues the reason before it.
-            let bullet = if l.starts_with("  ") { "" } else { "- " };
-            lines.push(Line::styled(format!("{bullet}{l}"), t.style(Role::Text)));
+            // An indented line continues the reason before it: it keeps its own indent.
+            let rows = match l.strip_prefix("  ") {
+                Some(rest) => hanging(rest, "  ", "    ", width),
+                None => hanging(&l, "- ", "  ", width),
+            };
+            for row in rows {
+                lines.push(Line::styled(row, t.style(Role::Text)));
+            }
         }
     } else {
         lines.push(Line::raw("select a cell on the Grid and press w"));
@@ -1694,6 +1729,24 @@ mod tests {
         // Columns line up: every row's c_old column starts where the header's does.
         let at = fitted[0].find("c_old").unwrap();
         assert_eq!(&fitted[1][at..at + 5], "fails");
+    }
+
+    #[test]
+    fn a_wrapped_explanation_hangs_under_its_first_row() {
+        let text = "cut 4 -> 2 decided by the model (fitness tied at the cut): kept t10";
+        let rows = hanging(text, "   ", "     ", 40);
+        assert_eq!(
+            rows,
+            [
+                "   cut 4 -> 2 decided by the model",
+                "     (fitness tied at the cut): kept t10"
+            ]
+        );
+        assert!(rows.iter().all(|r| r.chars().count() <= 40));
+        assert_eq!(hanging("short", "- ", "  ", 40), ["- short"]);
+        // Words keep their inner spacing and nothing is lost.
+        let joined: Vec<String> = rows.iter().map(|r| r.trim().to_string()).collect();
+        assert_eq!(joined.join(" "), text);
     }
 
     #[test]
