@@ -13,7 +13,7 @@ use ratatui::style::Modifier;
 use ratatui::widgets::Widget;
 
 use super::state::{
-    GRID_CELL_WIDTH as CELL_WIDTH, GRID_COL_HEADER as COL_HEADER, GRID_ROW_HEADER as ROW_HEADER,
+    GRID_CELL_WIDTH as CELL_WIDTH, GRID_ROW_HEADER as ROW_HEADER,
 };
 
 pub struct GridWidget<'a> {
@@ -74,7 +74,8 @@ impl Widget for GridWidget<'_> {
         let g = grid.generation;
         let gen_ = &s.doc.generations[g];
         let cols_fit = (area.width.saturating_sub(ROW_HEADER) / CELL_WIDTH) as usize;
-        let rows_fit = area.height.saturating_sub(COL_HEADER + 1) as usize;
+        let col_header = s.grid_col_header();
+        let rows_fit = area.height.saturating_sub(col_header + 1) as usize;
         let cols = grid
             .mutants
             .iter()
@@ -116,20 +117,17 @@ impl Widget for GridWidget<'_> {
             } else {
                 header
             };
-            let digits = [n / 100 % 10, n / 10 % 10, n % 10];
-            for (line, d) in digits.iter().enumerate() {
-                // Leading zeros stay blank so short numbers read as numbers.
-                let show = match line {
-                    0 => n >= 100,
-                    1 => n >= 10,
-                    _ => true,
-                };
-                let ch = if show {
-                    char::from(b'0' + *d as u8)
+            // The number read top down, right-aligned on the header's digit rows; leading
+            // zeros stay blank so short numbers read as numbers.
+            let rows = col_header - 1;
+            for line in 0..rows {
+                let place = 10usize.pow(u32::from(rows - 1 - line));
+                let ch = if n >= place || place == 1 {
+                    char::from(b'0' + (n / place % 10) as u8)
                 } else {
                     ' '
                 };
-                buf.set_string(x, area.y + line as u16, ch.to_string(), style);
+                buf.set_string(x, area.y + line, ch.to_string(), style);
             }
             let kind = match s.cache.kinds.get(grid.cols[j]) {
                 Some(k) if s.cache.generation == g => kind_letter(*k),
@@ -149,9 +147,9 @@ impl Widget for GridWidget<'_> {
             } else {
                 style
             };
-            buf.set_string(x, area.y + 3, kind.to_string(), style);
+            buf.set_string(x, area.y + col_header - 1, kind.to_string(), style);
         }
-        buf.set_string(area.x, area.y + 3, "test c fit", header);
+        buf.set_string(area.x, area.y + col_header - 1, "test c fit", header);
 
         for (i, test) in grid
             .tests
@@ -160,7 +158,7 @@ impl Widget for GridWidget<'_> {
             .skip(s.row_scroll)
             .take(rows_fit)
         {
-            let y = area.y + COL_HEADER + (i - s.row_scroll) as u16;
+            let y = area.y + col_header + (i - s.row_scroll) as u16;
             let old = s
                 .doc
                 .execution(test, &crate::engine::Target::Old)
@@ -203,7 +201,7 @@ impl Widget for GridWidget<'_> {
         }
 
         // Column totals: how many tests kill each mutant (one digit, `+` beyond 9).
-        let y = area.y + COL_HEADER + rows_fit.min(grid.tests.len()) as u16;
+        let y = area.y + col_header + rows_fit.min(grid.tests.len()) as u16;
         if y < area.y + area.height {
             buf.set_string(area.x, y, "killed by", t.style(Role::Dim));
             for (j, m) in cols {

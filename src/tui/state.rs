@@ -811,11 +811,22 @@ impl State {
         }
     }
 
+    /// The shown grid's column header height (`grid_col_header`), from the generation's
+    /// mutants: a filter that shows fewer columns keeps the header as it was.
+    pub fn grid_col_header(&self) -> u16 {
+        let mutants = self
+            .shown_generation()
+            .map_or(0, |g| self.doc.generations[g].mutants.len());
+        grid_col_header(mutants)
+    }
+
     /// Rows and columns of grid cells the viewport holds (the frozen headers excluded).
     pub fn grid_viewport(&self) -> (usize, usize) {
         // Tab line, status and footer; the block's borders; the cell detail (2 lines); the
-        // column header (4) and the totals line. Columns: borders and the row header.
-        let rows = usize::from(self.height).saturating_sub(13).max(1);
+        // column header and the totals line. Columns: borders and the row header.
+        let rows = usize::from(self.height)
+            .saturating_sub(9 + usize::from(self.grid_col_header()))
+            .max(1);
         let cols = usize::from(self.width).saturating_sub(14) / 2;
         (rows, cols.max(1))
     }
@@ -825,7 +836,7 @@ impl State {
     /// header above the cells, the row header left of them).
     pub fn cell_at(&self, x: u16, y: u16) -> Option<(usize, usize)> {
         let cx = x.checked_sub(1 + GRID_ROW_HEADER)?;
-        let cy = y.checked_sub(2 + GRID_COL_HEADER)?;
+        let cy = y.checked_sub(2 + self.grid_col_header())?;
         let g = self.grid()?;
         let row = self.row_scroll + usize::from(cy);
         let col = self.col_scroll + usize::from(cx / GRID_CELL_WIDTH);
@@ -835,10 +846,32 @@ impl State {
 
 /// Width of the grid's frozen row header: `t12 F  5 `.
 pub const GRID_ROW_HEADER: u16 = 12;
-/// Lines above the cells: hundreds, tens and units of the column number, and the kind.
-pub const GRID_COL_HEADER: u16 = 4;
+/// Lines above the cells: the column number's digits, as many as the largest number has
+/// (a 5-mutant grid has no blank rows for tens and hundreds), and the kind.
+pub fn grid_col_header(columns: usize) -> u16 {
+    let digits = match columns {
+        0..10 => 1,
+        10..100 => 2,
+        _ => 3,
+    };
+    digits + 1
+}
 /// Each cell is a glyph and a space.
 pub const GRID_CELL_WIDTH: u16 = 2;
+
+#[cfg(test)]
+mod grid_header_tests {
+    #[test]
+    fn the_grid_header_has_a_row_per_digit_of_the_largest_column_number() {
+        use super::grid_col_header;
+        assert_eq!(grid_col_header(5), 2, "a digit and the kind");
+        assert_eq!(grid_col_header(9), 2);
+        assert_eq!(grid_col_header(10), 3);
+        assert_eq!(grid_col_header(99), 3);
+        assert_eq!(grid_col_header(640), 4);
+        assert_eq!(grid_col_header(5000), 4, "columns stop at 999 in the header");
+    }
+}
 
 #[cfg(test)]
 pub(crate) mod fixture {

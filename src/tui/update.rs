@@ -1552,7 +1552,7 @@ mod tests {
             {"action": "sort_rows"}, {"action": "help"}, {"action": "page_down"},
             {"action": "back"}, {"action": "timeline"}, {"action": "left"},
             {"action": "transcript"}, {"action": "scroll", "lines": 3},
-            {"action": "grid"}, {"action": "click", "column": 15, "row": 7},
+            {"action": "grid"}, {"action": "click", "column": 15, "row": 5},
             {"action": "sources_read", "sources": {"calc/ops.py": "def clamp(): pass\n"}}
         ]"#;
         let doc = Arc::new(doc());
@@ -1576,8 +1576,9 @@ mod tests {
             "`left` on the timeline: the generation before"
         );
         assert_eq!(a.scroll[Screen::Transcript.index()].top, 3);
-        // The click lands on the cell under it: row 1 (y 7 = tab line, border, 4 header lines,
-        // row 0), column 1 (x 15 = border, 12 header columns, one 2-wide cell).
+        // The click lands on the cell under it: row 1 (y 5 = tab line, border, 2 header lines
+        // for 8 mutants: a digit and the kind; row 0), column 1 (x 15 = border, 12 header
+        // columns, one 2-wide cell).
         assert_eq!((a.row, a.col), (1, 1));
         assert_eq!(a.width, 100);
         assert_eq!(

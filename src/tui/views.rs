@@ -1625,7 +1625,7 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
 mod tests {
     use super::*;
     use crate::tui::state::fixture;
-    use crate::tui::state::{GRID_CELL_WIDTH, GRID_COL_HEADER, GRID_ROW_HEADER};
+    use crate::tui::state::{GRID_CELL_WIDTH, GRID_ROW_HEADER};
     use crate::tui::update::update;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
@@ -2143,7 +2143,7 @@ mod tests {
             for (j, m) in grid.mutants.iter().enumerate() {
                 let cv = s.cell(g, t, m);
                 let x = 1 + GRID_ROW_HEADER + (j as u16) * GRID_CELL_WIDTH;
-                let y = 2 + GRID_COL_HEADER + i as u16;
+                let y = 2 + s.grid_col_header() + i as u16;
                 let cell = &buf[(x, y)];
                 assert_eq!(cell.symbol(), cv.glyph().to_string(), "({i}, {j})");
                 let want = l.theme.style(grid::role(cv)).fg;
