@@ -150,10 +150,15 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
     }
     if let Some(llm) = &doc.config.llm {
         let t = evootter::llm::CallTotals::of(&doc.llm_calls);
+        // Recorded replies cost nothing and count no tokens: say so rather than $0.0000.
+        let cost = if evootter::llm::CallRecord::all_scripted(&doc.llm_calls) {
+            "scripted replies, no cost".to_string()
+        } else {
+            format!("cost {}", t.cost_label())
+        };
         println!(
-            "model: {llm}, {} calls, cost {} (`--calls` lists them)",
-            t.calls,
-            t.cost_label()
+            "model: {llm}, {} calls, {cost} (`--calls` lists them)",
+            t.calls
         );
     }
     Ok(())

@@ -12,9 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::Widget;
 
-use super::state::{
-    GRID_CELL_WIDTH as CELL_WIDTH, GRID_ROW_HEADER as ROW_HEADER,
-};
+use super::state::{GRID_CELL_WIDTH as CELL_WIDTH, GRID_ROW_HEADER as ROW_HEADER};
 
 pub struct GridWidget<'a> {
     pub state: &'a State,

@@ -869,7 +869,11 @@ mod grid_header_tests {
         assert_eq!(grid_col_header(10), 3);
         assert_eq!(grid_col_header(99), 3);
         assert_eq!(grid_col_header(640), 4);
-        assert_eq!(grid_col_header(5000), 4, "columns stop at 999 in the header");
+        assert_eq!(
+            grid_col_header(5000),
+            4,
+            "columns stop at 999 in the header"
+        );
     }
 }
 

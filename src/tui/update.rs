@@ -964,6 +964,17 @@ fn saved(s: &mut State, source: String, fx: &mut Vec<Effect>) {
     if editor.checking {
         return;
     }
+    // The new-test template's placeholder fails on any code, fixed or not: a test that
+    // keeps it can never pass, so it goes nowhere until the user replaces it.
+    if let Some(at) = source.lines().position(|l| l.trim() == PLACEHOLDER) {
+        editor.error = Some((at + 1, "the template's placeholder".into()));
+        s.say(format!(
+            "not accepted: line {} is still the template's placeholder, which fails on any \
+             code; write the reproduction there, or Esc",
+            at + 1
+        ));
+        return;
+    }
     editor.checking = true;
     editor.error = None;
     // A Docker run's interpreter is in its image: the check uses python3 here.
@@ -1113,6 +1124,9 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
     }
 }
 
+/// The line a new test's template asks the user to replace.
+const PLACEHOLDER: &str = "assert False, \"write the reproduction here\"";
+
 fn new_test_template(doc: &SessionDoc) -> String {
     let imports = doc
         .base_brt
@@ -1120,7 +1134,7 @@ fn new_test_template(doc: &SessionDoc) -> String {
         .map(|b| b.imports.join("\n"))
         .filter(|i| !i.is_empty())
         .unwrap_or_default();
-    format!("{imports}\n\n\ndef test_reproduces_the_issue():\n    assert False, \"write the reproduction here\"\n")
+    format!("{imports}\n\n\ndef test_reproduces_the_issue():\n    {PLACEHOLDER}\n")
         .trim_start()
         .to_string()
 }
@@ -1699,6 +1713,52 @@ mod tests {
         assert_eq!(s.editor, None);
         assert_eq!(s.confirm, None);
         assert!(s.busy && s.paused_at.is_none());
+    }
+
+    /// The add template saved as it is (or with its placeholder kept) would fail on any code
+    /// and go to crossover: it stays in the editor with the placeholder's line marked.
+    #[test]
+    fn a_new_test_that_keeps_the_templates_placeholder_is_not_sent() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 0 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: 0 }),
+            },
+        );
+        let template = match &update(&mut s, Action::Add)[..] {
+            [Effect::OpenEditor { text }] => text.clone(),
+            other => panic!("{other:?}"),
+        };
+        let at = template
+            .lines()
+            .position(|l| l.contains("write the reproduction here"));
+        let fx = update(
+            &mut s,
+            Action::EditorSaved {
+                source: template.clone(),
+            },
+        );
+        assert!(fx.is_empty(), "nothing checked or sent: {fx:?}");
+        let ed = s.editor.clone().expect("the editor stays open");
+        assert_eq!(ed.error.map(|e| e.0), at.map(|i| i + 1));
+        assert!(
+            s.notice
+                .as_deref()
+                .unwrap_or_default()
+                .contains("template's placeholder"),
+            "{:?}",
+            s.notice
+        );
+        // Replaced, it goes on to the compile check.
+        let written = template.replace(
+            "assert False, \"write the reproduction here\"",
+            "assert 1 + 1 == 3",
+        );
+        let fx = update(&mut s, Action::EditorSaved { source: written });
+        assert!(matches!(&fx[..], [Effect::CheckSyntax { .. }]), "{fx:?}");
     }
 
     #[test]
