@@ -598,8 +598,96 @@ fn is_emoji(c: char) -> bool {
     matches!(c, '\u{2600}'..='\u{27bf}' | '\u{2b00}'..='\u{2bff}' | '\u{1f000}'..)
 }
 
+/// A unified patch (a mutant's) with at most `context` lines of context around the changes of
+/// each hunk, and without the file header lines (the screen names the file above it): a
+/// one-line mutation then takes a few rows on a small terminal. Hunk headers are renumbered
+/// to the lines kept; a hunk whose header does not parse is left whole.
+pub fn narrow_patch(patch: &str, context: usize) -> String {
+    let mut out = String::new();
+    let mut header: Option<&str> = None;
+    let mut body: Vec<&str> = vec![];
+    for line in patch.lines() {
+        if line.starts_with("@@ ") {
+            if let Some(h) = header.replace(line) {
+                narrow_hunk(&mut out, h, &body, context);
+            }
+            body.clear();
+        } else if header.is_some() {
+            body.push(line);
+        } else if !(line.starts_with("--- ") || line.starts_with("+++ ")) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if let Some(h) = header {
+        narrow_hunk(&mut out, h, &body, context);
+    }
+    out
+}
+
+fn narrow_hunk(out: &mut String, header: &str, body: &[&str], context: usize) {
+    let changed = |l: &&str| l.starts_with('+') || l.starts_with('-');
+    let parsed = parse_hunk_header(header);
+    let (Some(first), Some(last), Some((old_start, new_start, tail))) = (
+        body.iter().position(changed),
+        body.iter().rposition(changed),
+        parsed,
+    ) else {
+        out.push_str(header);
+        out.push('\n');
+        body.iter().for_each(|l| {
+            out.push_str(l);
+            out.push('\n');
+        });
+        return;
+    };
+    let from = first.saturating_sub(context);
+    let to = (last + 1 + context).min(body.len());
+    let kept = &body[from..to];
+    let old_n = kept.iter().filter(|l| !l.starts_with('+') && !l.starts_with('\\')).count();
+    let new_n = kept.iter().filter(|l| !l.starts_with('-') && !l.starts_with('\\')).count();
+    out.push_str(&format!(
+        "@@ -{},{old_n} +{},{new_n} @@{tail}\n",
+        old_start + from,
+        new_start + from
+    ));
+    for l in kept {
+        out.push_str(l);
+        out.push('\n');
+    }
+}
+
+/// `@@ -a,b +c,d @@ tail` as (a, c, tail); the counts are recomputed by the caller.
+fn parse_hunk_header(header: &str) -> Option<(usize, usize, &str)> {
+    let rest = header.strip_prefix("@@ -")?;
+    let (ranges, tail) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let start = |r: &str| r.split(',').next()?.parse::<usize>().ok();
+    Some((start(old)?, start(new)?, tail))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_patch_narrows_to_its_change_and_renumbers_its_hunk() {
+        let patch = "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -92,7 +92,7 @@ def get_int(\n a\n b\n c\n-x = 1\n+x = 2\n d\n e\n f\n";
+        assert_eq!(
+            narrow_patch(patch, 1),
+            "@@ -94,3 +94,3 @@ def get_int(\n c\n-x = 1\n+x = 2\n d\n"
+        );
+        // With the context it had, only the file header lines go.
+        assert_eq!(
+            narrow_patch(patch, 3),
+            patch.lines().skip(2).map(|l| format!("{l}\n")).collect::<String>()
+        );
+        // Two hunks, a change at a hunk's first line, a header that does not parse.
+        let two = "@@ -1,3 +1,3 @@\n-a\n+b\n c\n d\n@@ junk\n x\n-y\n";
+        assert_eq!(
+            narrow_patch(two, 1),
+            "@@ -1,2 +1,2 @@\n-a\n+b\n c\n@@ junk\n x\n-y\n"
+        );
+    }
+
     use super::*;
     use ratatui::style::Color;
 

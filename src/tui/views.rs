@@ -1239,7 +1239,10 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("the mutant", t.style(Role::Header)));
-    lines.extend(c.hl.diff(&mu.diff));
+    // On a small terminal the mutation keeps one line of context, so that the log diff
+    // below it starts on the first page.
+    let context = if s.height >= 30 { 3 } else { 1 };
+    lines.extend(c.hl.diff(&super::diff::narrow_patch(&mu.diff, context)));
     lines.push(Line::raw(""));
     let which = if s.raw_log { "raw" } else { "normalized" };
     lines.push(Line::styled(
