@@ -644,8 +644,14 @@ fn narrow_hunk(out: &mut String, header: &str, body: &[&str], context: usize) {
     let from = first.saturating_sub(context);
     let to = (last + 1 + context).min(body.len());
     let kept = &body[from..to];
-    let old_n = kept.iter().filter(|l| !l.starts_with('+') && !l.starts_with('\\')).count();
-    let new_n = kept.iter().filter(|l| !l.starts_with('-') && !l.starts_with('\\')).count();
+    let old_n = kept
+        .iter()
+        .filter(|l| !l.starts_with('+') && !l.starts_with('\\'))
+        .count();
+    let new_n = kept
+        .iter()
+        .filter(|l| !l.starts_with('-') && !l.starts_with('\\'))
+        .count();
     out.push_str(&format!(
         "@@ -{},{old_n} +{},{new_n} @@{tail}\n",
         old_start + from,
@@ -678,7 +684,11 @@ mod tests {
         // With the context it had, only the file header lines go.
         assert_eq!(
             narrow_patch(patch, 3),
-            patch.lines().skip(2).map(|l| format!("{l}\n")).collect::<String>()
+            patch
+                .lines()
+                .skip(2)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
         );
         // Two hunks, a change at a hunk's first line, a header that does not parse.
         let two = "@@ -1,3 +1,3 @@\n-a\n+b\n c\n d\n@@ junk\n x\n-y\n";
