@@ -344,14 +344,18 @@ pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result
                     } else {
                         Role::Dim
                     };
-                    f.render_widget(
-                        Paragraph::new(vec![
-                            Line::styled(e.path.display().to_string(), theme.style(Role::Text)),
-                            Line::styled(what, theme.style(role)),
-                        ])
-                        .wrap(Wrap { trim: false }),
-                        detail,
-                    );
+                    let mut lines = vec![
+                        Line::styled(e.path.display().to_string(), theme.style(Role::Text)),
+                        Line::styled(what, theme.style(role)),
+                    ];
+                    // The row's last column is the one an 80-column terminal cuts.
+                    if !e.final_test.is_empty() {
+                        lines.push(Line::styled(
+                            format!("final test: {}", e.final_test),
+                            theme.style(Role::Dim),
+                        ));
+                    }
+                    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail);
                 }
                 None => f.render_widget(
                     Paragraph::new("no saved session holds that (Esc shows them all)")
