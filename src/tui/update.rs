@@ -895,13 +895,25 @@ fn switch_generation(s: &mut State, by: i64) {
     s.clamp_grid();
 }
 
-/// An act at the gate, on the selected test of the Curate list.
+/// An act at the gate, on the selected test of the Curate list, or on the Grid on the
+/// selected row's test (when the Grid shows the gate's generation).
 fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     if !s.allowed(&action) {
         return;
     }
-    let list = s.curate_list();
-    let selected = list.get(s.curate_row).cloned();
+    let on_a_test = matches!(action, Action::Veto | Action::Pin | Action::Edit);
+    let selected = match (s.screen, s.grid(), s.at_gate()) {
+        (Screen::Grid, Some(grid), Some(g)) if on_a_test && grid.generation != g => {
+            s.say(format!(
+                "the Grid shows generation {}: acts are on generation {g}'s tests, at its gate \
+                 (] shows it)",
+                grid.generation
+            ));
+            return;
+        }
+        (Screen::Grid, Some(grid), _) => grid.tests.get(s.row).cloned(),
+        _ => s.curate_list().get(s.curate_row).cloned(),
+    };
     // The selection stays on this test once the act is done, wherever the act moves it.
     s.curate_follow = selected.clone().map(|t| (t, s.doc.acts.len()));
     match (&action, selected) {
@@ -935,7 +947,11 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         _ => {}
     }
-    s.go(Screen::Curate);
+    // An act on the Grid stays there (its row's mark shows the act); elsewhere the Curate
+    // list shows what it did.
+    if s.screen != Screen::Grid {
+        s.go(Screen::Curate);
+    }
 }
 
 fn open_editor(s: &mut State, purpose: Editing, text: String, fx: &mut Vec<Effect>) {
@@ -1461,6 +1477,9 @@ mod tests {
         assert_eq!(s.at_gate(), Some(1));
         assert_eq!(s.curate_row, 0, "a new gate starts at its first parent");
         let first = s.curate_list()[0].clone();
+        // From a screen that is not the Grid, an act is on the Curate list's test and shows
+        // that list.
+        update(&mut s, Action::Timeline);
         assert_eq!(
             update(&mut s, Action::Veto),
             [Effect::Send(Command::Act(ActRequest::Veto {
@@ -1801,6 +1820,51 @@ mod tests {
         let mut ro = State::new(Arc::new(doc()), true, 40);
         update(&mut ro, Action::Why);
         assert!(update(&mut ro, Action::Open).is_empty());
+    }
+
+    /// On the Grid at a gate, the act keys act on the selected row's test, and only when the
+    /// Grid shows the gate's generation: a veto of an older generation's test would be
+    /// nothing the run can use.
+    #[test]
+    fn on_the_grid_at_a_gate_the_act_keys_act_on_the_selected_row() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 1 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: 1 }),
+            },
+        );
+        update(&mut s, Action::Grid);
+        assert_eq!(s.screen, Screen::Grid);
+        update(&mut s, Action::Down);
+        let row_test = s.grid().unwrap().tests[s.row].clone();
+        assert_eq!(
+            update(&mut s, Action::Veto),
+            [Effect::Send(Command::Act(ActRequest::Veto {
+                test: row_test.clone()
+            }))]
+        );
+        assert_eq!(s.screen, Screen::Grid, "the act keeps the Grid");
+        assert!(s.confirm.is_none(), "a veto asks nothing");
+        update(&mut s, Action::Pin);
+        assert_eq!(
+            s.confirm.as_ref().map(|c| c.then.clone()),
+            Some(Confirmed::Pin(row_test.clone()))
+        );
+        update(&mut s, Action::No);
+        // The generation before the gate's: refused, with the key that shows the gate's.
+        update(&mut s, Action::PrevGeneration);
+        assert_eq!(s.grid().unwrap().generation, 0);
+        assert!(update(&mut s, Action::Veto).is_empty());
+        let said = s.notice.clone().unwrap_or_default();
+        assert!(said.contains("acts are on generation 1's tests"), "{said}");
+        // Undo names no test: it works whatever generation the Grid shows.
+        assert_eq!(
+            update(&mut s, Action::Undo),
+            [Effect::Send(Command::Act(ActRequest::Undo))]
+        );
     }
 
     /// The workbench reports an act before the snapshot that holds it arrives: the message
