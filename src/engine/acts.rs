@@ -324,19 +324,17 @@ impl SessionDoc {
     /// vetoed ones (a later edit or add that brought a test back does not count it).
     pub fn vetoed(&self, g: usize) -> Vec<TestId> {
         let parents = self.parents(g);
-        self.counting_acts(g)
-            .into_iter()
-            .filter_map(|a| match &a.kind {
-                ActKind::Veto { test } if !parents.contains(test) => Some(test.clone()),
-                _ => None,
-            })
-            .fold(vec![], |mut seen, t| {
-                // Vetoed, taken back and vetoed again: one vetoed test.
-                if !seen.contains(&t) {
-                    seen.push(t);
-                }
-                seen
-            })
+        let mut vetoed: Vec<TestId> = vec![];
+        for a in self.counting_acts(g) {
+            // Vetoed, taken back and vetoed again: one vetoed test.
+            if let ActKind::Veto { test } = &a.kind
+                && !parents.contains(test)
+                && !vetoed.contains(test)
+            {
+                vetoed.push(test.clone());
+            }
+        }
+        vetoed
     }
 
     /// The last act at gate `g` that still counts and can be undone.

@@ -247,17 +247,15 @@ impl<'a> Cut<'a> {
         }
         // What the user did to a kept test at the gate, so the cut never reads as keeping a
         // test that does not go on.
+        // Vetoed as the acts that count leave it (a veto taken back does not count).
+        if self.doc.vetoed(self.g.index).contains(t) {
+            notes.push("vetoed by you".into());
+        }
         for a in self.doc.counting_acts(self.g.index) {
-            match &a.kind {
-                ActKind::Veto { test }
-                    if test == t && self.doc.vetoed(self.g.index).contains(t) =>
-                {
-                    notes.push("vetoed by you".into())
-                }
-                ActKind::Edit { test, new_test } if test == t => {
-                    notes.push(format!("edited by you into {new_test}"))
-                }
-                _ => {}
+            if let ActKind::Edit { test, new_test } = &a.kind
+                && test == t
+            {
+                notes.push(format!("edited by you into {new_test}"))
             }
         }
         format!("{t} ({})", notes.join(", "))

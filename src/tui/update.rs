@@ -902,17 +902,21 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         return;
     }
     let on_a_test = matches!(action, Action::Veto | Action::Pin | Action::Edit);
-    let selected = match (s.screen, s.grid(), s.at_gate()) {
-        (Screen::Grid, Some(grid), Some(g)) if on_a_test && grid.generation != g => {
-            s.say(format!(
-                "the Grid shows generation {}: acts are on generation {g}'s tests, at its gate \
-                 (] shows it)",
-                grid.generation
-            ));
-            return;
+    let selected = if s.screen == Screen::Grid {
+        let Some(grid) = s.grid() else { return };
+        match s.at_gate() {
+            Some(g) if on_a_test && grid.generation != g => {
+                s.say(format!(
+                    "the Grid shows generation {}: acts are on generation {g}'s tests, at its \
+                     gate (] shows it)",
+                    grid.generation
+                ));
+                return;
+            }
+            _ => grid.tests.get(s.row).cloned(),
         }
-        (Screen::Grid, Some(grid), _) => grid.tests.get(s.row).cloned(),
-        _ => s.curate_list().get(s.curate_row).cloned(),
+    } else {
+        s.curate_list().get(s.curate_row).cloned()
     };
     // The selection stays on this test once the act is done, wherever the act moves it.
     s.curate_follow = selected.clone().map(|t| (t, s.doc.acts.len()));
