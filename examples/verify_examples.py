@@ -422,6 +422,20 @@ def verify_instance(inst: Path, use_git: bool, verbose: bool) -> Report:
     return rep
 
 
+def print_report(rep):
+    """One instance's table (each module: expected and actual outcomes), logs and problems."""
+    print(f"\n== {rep.name} " + "=" * max(0, 66 - len(rep.name)))
+    width = max([len(r[0]) for r in rep.rows] + [10])
+    print(f"{'module':<{width}}  {'expected':<15} {'actual':<15} status")
+    for label, want, got, status in rep.rows:
+        print(f"{label:<{width}}  {want:<15} {got:<15} {status}")
+    for line in rep.logs:
+        print(line)
+    for msg in rep.problems:
+        print(f"PROBLEM: {msg}")
+    print("OK" if not rep.problems else f"FAILED ({len(rep.problems)} problems)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("instances", nargs="*", help="instance directory names (default: all)")
@@ -441,17 +455,8 @@ def main() -> int:
 
     failed = 0
     for rep in reports:
-        print(f"\n== {rep.name} " + "=" * max(0, 66 - len(rep.name)))
-        width = max([len(r[0]) for r in rep.rows] + [10])
-        print(f"{'module':<{width}}  {'expected':<15} {'actual':<15} status")
-        for label, want, got, status in rep.rows:
-            print(f"{label:<{width}}  {want:<15} {got:<15} {status}")
-        for line in rep.logs:
-            print(line)
-        for msg in rep.problems:
-            print(f"PROBLEM: {msg}")
+        print_report(rep)
         failed += bool(rep.problems)
-        print("OK" if not rep.problems else f"FAILED ({len(rep.problems)} problems)")
     print(f"\n{len(reports) - failed}/{len(reports)} instances verified")
     return 1 if failed else 0
 
