@@ -277,6 +277,9 @@ fn numpy_repo(dir: &Path) -> (PathBuf, Vec<ExecRequest>) {
             timeout: Duration::from_secs(60),
             trace: vec![],
             tracer: Default::default(),
+            per_test: false,
+            select: vec![],
+            stop_at_first_failure: false,
         })
         .collect();
     (repo, reqs)

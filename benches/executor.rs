@@ -53,6 +53,9 @@ fn requests(repo: &Path, rounds: usize) -> Vec<ExecRequest> {
             timeout: Duration::from_secs(60),
             trace: vec![],
             tracer: Default::default(),
+            per_test: false,
+            select: vec![],
+            stop_at_first_failure: false,
         })
         .collect()
 }

@@ -93,6 +93,9 @@ impl PatchedFiles {
             timeout,
             trace: vec![],
             tracer: Default::default(),
+            per_test: false,
+            select: vec![],
+            stop_at_first_failure: false,
         }
     }
 }

@@ -175,6 +175,9 @@ pub fn request(rel: &str, content: &str, timeout: Duration) -> ExecRequest {
         timeout,
         trace: vec![],
         tracer: Default::default(),
+        per_test: false,
+        select: vec![],
+        stop_at_first_failure: false,
     }
 }
 

@@ -167,6 +167,9 @@ async fn a_reach_aware_run_spends_no_execution_on_a_mutant_no_test_reaches() {
                     timeout: Duration::from_secs(60),
                     trace: vec![],
                     tracer: Default::default(),
+                    per_test: false,
+                    select: vec![],
+                    stop_at_first_failure: false,
                 })
                 .await
                 .unwrap();

@@ -270,6 +270,9 @@ async fn sandboxed_and_unsandboxed_runs_log_the_same_on_every_example() {
                     timeout: Duration::from_secs(60),
                     trace: vec![],
                     tracer: Default::default(),
+                    per_test: false,
+                    select: vec![],
+                    stop_at_first_failure: false,
                 });
             }
         }

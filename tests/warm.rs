@@ -182,8 +182,9 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
                 "examples/envconf_errors",
                 "--jobs",
                 "2",
-                // Samples of 2, 4 and 8 mutants: 90 executions, every step of a run; more
-                // repeat what the per-example equality tests compare.
+                // Samples of 2, 4 and 8 mutants: about 75 executions (witness runs among
+                // them), every step of a run; more repeat what the per-example equality tests
+                // compare.
                 "--mutants",
                 "4",
             ])
@@ -206,7 +207,7 @@ fn a_warm_run_decides_what_a_cold_run_decides() {
         decisions(&cold.join("session.json")),
         decisions(&warm.join("session.json")),
     );
-    assert!(a["executions"].as_object().unwrap().len() > 80);
+    assert!(a["executions"].as_object().unwrap().len() > 60);
     for k in ["generations", "final_test", "evaluation", "executions"] {
         assert_eq!(a[k], b[k], "{k} differs between cold and warm");
     }

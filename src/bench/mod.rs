@@ -528,6 +528,9 @@ async fn coverage_runs(
         timeout,
         trace: vec![],
         tracer: exec::Tracer::Lines,
+        per_test: false,
+        select: vec![],
+        stop_at_first_failure: false,
     };
     let before = run(old, &deleted).await?;
     let after = run(golden.request(test, timeout), &added).await?;
@@ -610,6 +613,9 @@ async fn validate(req: &RunOptions, row: &Row, work: &Path) -> Result<Option<Str
             timeout,
             trace: vec![],
             tracer: Default::default(),
+            per_test: false,
+            select: vec![],
+            stop_at_first_failure: false,
         };
         let mut after = before.clone();
         after.overrides.extend(golden.changed.iter().cloned());

@@ -58,8 +58,11 @@ pub struct RunArgs {
     /// Default: mutation.
     #[arg(long)]
     pub selection: Option<evootter::engine::SelectionStrategy>,
-    /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
-    /// and rank last) | paper (kills only, as published).
+    /// The fitness rule of --selection mutation: brt (in order: tests passing on c_old last,
+    /// then tests that never get to the focal code, rescues judged by the repository's
+    /// tests, the issue's values, kills that change what fails, kills) | brt-kills (the rule
+    /// before those: passing tests last, the best rescuer's share, every kill; for
+    /// comparison) | paper (kills only, as published).
     /// Default: brt.
     #[arg(long)]
     pub fitness: Option<evootter::engine::FitnessRule>,
@@ -227,6 +230,18 @@ pub struct RunArgs {
     /// generations' samples.
     #[arg(long)]
     pub no_witnesses: bool,
+    /// Which kills of a test that fails on c_old its fitness counts: failing-cases (the
+    /// kills that change a case it fails on c_old; a case that passes there is a passing
+    /// test, whose kills the BRT rule does not count) | whole-log (any change of its log, as
+    /// before). Default: failing-cases.
+    #[arg(long, value_name = "failing-cases|whole-log")]
+    pub kills: Option<evootter::engine::KillScope>,
+    /// Do not weigh how much of a test is about the issue. By default a test that fails on
+    /// c_old and whose literal values (strings, numbers) are at least half the issue's ranks
+    /// before one whose values mostly are not (a broad test of many cases, a test of
+    /// neighbouring behaviour), before rescues and kills decide.
+    #[arg(long)]
+    pub no_issue_focus: bool,
     /// Stop before a model call that would take the run's spending past this many dollars
     /// (estimated from the prompt's tokens and the step's longest reply so far); the session
     /// is saved, and `run --resume DIR --budget-usd Y` continues with a new limit.
@@ -294,6 +309,8 @@ impl From<RunArgs> for RunOptions {
             settle_ties: !a.no_settle_ties,
             mutant_scope: a.mutant_scope.unwrap_or(d.mutant_scope),
             witnesses: !a.no_witnesses,
+            kills: a.kills.unwrap_or(d.kills),
+            issue_focus: !a.no_issue_focus,
             budget_usd: a.budget_usd,
         }
     }

@@ -122,7 +122,7 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
             };
             println!(
                 "  {t:>4} {row}  kills {:>2}  c_old {:<8} {:<4} {}{}",
-                score.map_or(0, |s| s.kills.len()),
+                score.map_or(0, |s| s.counted(&doc.config)),
                 score.map_or("-".into(), |s| format!("{:?}", s.old_outcome)
                     .to_lowercase()),
                 kept,

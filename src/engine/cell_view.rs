@@ -54,6 +54,7 @@ impl CellView {
         match self {
             CellView::Killed(Cell::KilledStatus) => 'K',
             CellView::Killed(Cell::KilledLog) => 'k',
+            CellView::Killed(Cell::KilledPassing) => 'p',
             CellView::Killed(Cell::Rescued) => 'R',
             CellView::Killed(Cell::TimedOut) => 'T',
             CellView::Killed(Cell::Survived) => '.',
@@ -70,6 +71,7 @@ impl CellView {
         match self {
             CellView::Killed(Cell::KilledStatus) => "killed (status changed)",
             CellView::Killed(Cell::KilledLog) => "killed (log only)",
+            CellView::Killed(Cell::KilledPassing) => "killed (passing cases only)",
             CellView::Killed(Cell::Rescued) => "rescued",
             CellView::Killed(Cell::TimedOut) => "timed out",
             CellView::Killed(Cell::Survived) => "survived",
@@ -96,9 +98,10 @@ impl CellView {
     }
 
     /// Every view, in the order legends list them.
-    pub const LEGEND: [CellView; 10] = [
+    pub const LEGEND: [CellView; 11] = [
         CellView::Killed(Cell::KilledStatus),
         CellView::Killed(Cell::KilledLog),
+        CellView::Killed(Cell::KilledPassing),
         CellView::Killed(Cell::Rescued),
         CellView::Killed(Cell::Survived),
         CellView::NotReached,

@@ -42,12 +42,30 @@ pub enum CutRule {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FitnessRule {
-    /// Kills, with every test that passes on `c_old` ranked below every test that fails or
-    /// errors there (such a test cannot be fail-to-pass). The default.
+    /// The BRT rule's evidence in order (`selection::fitness_key`): a test that passes on
+    /// `c_old` last (it cannot be fail-to-pass), one that never gets to the focal code next,
+    /// then rescues judged by the repository's tests, issue focus, kills that change what
+    /// fails, and kills of the cases a test fails on `c_old`. The default.
     #[default]
     Brt,
+    /// The BRT rule as it was before the fresh-bug benchmark: tests passing on `c_old` last,
+    /// then the best rescuer's share of the repository's tests (any judged rescuer above
+    /// none), then every kill of the log. For comparison (`--fitness brt-kills`).
+    BrtKills,
     /// The paper's literal rule: kills only. For research and teaching.
     Paper,
+}
+
+/// Which of a failing test's kills its fitness counts under the BRT rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KillScope {
+    /// Kills that change the cases the test fails on `c_old` (`kill::Cell::KilledPassing`
+    /// does not count): a passing case's kills are a passing test's. The default.
+    FailingCases,
+    /// Every kill, wherever in the log (as sessions from before the choice counted).
+    #[default]
+    WholeLog,
 }
 
 /// How a generation's survivors become the next generation (paper III-D).
@@ -110,12 +128,25 @@ cli_enum!(CutRule, "cut rule", [
 ]);
 cli_enum!(FitnessRule, "fitness rule", [
     "brt" => FitnessRule::Brt,
+    "brt-kills" => FitnessRule::BrtKills,
     "paper" => FitnessRule::Paper,
 ]);
+
+impl FitnessRule {
+    /// Whether a test passing on `c_old` ranks below every test that fails there.
+    pub fn is_brt(self) -> bool {
+        self != FitnessRule::Paper
+    }
+}
 cli_enum!(Prompting, "prompting", [
     "single" => Prompting::Single,
     "heterogeneous" => Prompting::Heterogeneous,
 ]);
+cli_enum!(KillScope, "kill scope", [
+    "failing-cases" => KillScope::FailingCases,
+    "whole-log" => KillScope::WholeLog,
+]);
+
 cli_enum!(CrossoverStrategy, "crossover strategy", [
     "none" => CrossoverStrategy::None,
     "llm" => CrossoverStrategy::Llm,
@@ -212,10 +243,23 @@ pub struct RunConfig {
     /// existed read `false` and resume as they ran.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub witnesses: bool,
+    /// Which kills of a test failing on `c_old` count (`--kills`). Sessions from before the
+    /// choice existed read `whole_log` and resume as they ran.
+    #[serde(default, skip_serializing_if = "is_whole_log")]
+    pub kills: KillScope,
+    /// Rank a failing test whose literal values are mostly the issue's before one whose are
+    /// not (`engine::focus`; `--no-issue-focus` turns it off). Sessions from before it
+    /// existed read `false` and resume as they ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub issue_focus: bool,
     /// `--budget-usd`: the run stops, saved, before a model call that would take its
     /// spending past this many dollars; `run --resume --budget-usd Y` replaces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_usd: Option<f64>,
+}
+
+fn is_whole_log(k: &KillScope) -> bool {
+    *k == KillScope::WholeLog
 }
 
 fn is_focal(s: &MutantScope) -> bool {
@@ -257,6 +301,8 @@ impl Default for RunConfig {
             settle_ties: true,
             mutant_scope: MutantScope::Widened,
             witnesses: true,
+            kills: KillScope::FailingCases,
+            issue_focus: true,
             budget_usd: None,
         }
     }

@@ -191,7 +191,7 @@ impl<'a> Cut<'a> {
     }
 
     fn brt(&self) -> bool {
-        self.doc.config.fitness == FitnessRule::Brt
+        self.doc.config.fitness.is_brt()
     }
 
     /// The test's best rescuer as selection weighed it (`witness::best_rescue`), when rescues
@@ -203,6 +203,17 @@ impl<'a> Cut<'a> {
         witness::best_rescue(self.doc, self.g.scores.get(t)?)
     }
 
+    /// `13 of 15`: how many of the repository's tests rescuer `m` keeps passing (`at most`
+    /// when a witness run stopped at the first it broke and counts the rest as kept).
+    fn kept(&self, m: &MutantId, v: &Verdict) -> String {
+        let bound = if witness::broken_by(self.doc, m).1 {
+            "at most "
+        } else {
+            ""
+        };
+        format!("{bound}{} of {}", v.kept, v.of)
+    }
+
     /// Which tests a judged rescue ranks, by which mutant and how plausible a fix it is.
     fn surrogate_line(&self) -> Option<String> {
         let each: Vec<String> = self
@@ -211,7 +222,7 @@ impl<'a> Cut<'a> {
             .iter()
             .filter_map(|t| {
                 let (m, v) = self.surrogate(t)?;
-                Some(format!("{t} by {m} ({} of {} kept)", v.kept, v.of))
+                Some(format!("{t} by {m} ({} kept)", self.kept(&m, &v)))
             })
             .collect();
         if each.is_empty() {
@@ -219,7 +230,8 @@ impl<'a> Cut<'a> {
         }
         Some(format!(
             "rescues judged by the repository's tests: {}; of the tests failing on c_old, one \
-             rescued by a fix that keeps more of them ranks first, before kills",
+             rescued by a fix that keeps all of them ranks first, one rescued only by fixes \
+             that break half or more ranks last, before the issue's values and kills",
             each.join(", ")
         ))
     }
@@ -242,8 +254,14 @@ impl<'a> Cut<'a> {
         if self.brt() && self.passes(t) {
             notes.push("passes on c_old".into());
         }
-        if let Some((_, v)) = self.surrogate(t) {
-            notes.push(format!("rescued, {}/{} repo tests kept", v.kept, v.of));
+        if let Some((m, v)) = self.surrogate(t) {
+            notes.push(format!("rescued, {} repo tests kept", self.kept(&m, &v)));
+        }
+        if let Some(f) = self
+            .fact(t)
+            .filter(|f| self.doc.config.issue_focus && f.focus.of > 0)
+        {
+            notes.push(format!("{}/{} issue values", f.focus.named, f.focus.of));
         }
         // What the user did to a kept test at the gate, so the cut never reads as keeping a
         // test that does not go on.
@@ -346,6 +364,10 @@ impl<'a> Cut<'a> {
             head.push_str(&format!("; best dropped {}", self.with_kills(d, true)));
         }
         let mut lines = vec![head];
+        if rule == Rule::Fitness {
+            lines.extend(self.ground_line());
+        }
+        lines.extend(self.passing_kills_line());
         if let Some(tie) = self.g.tie_break.as_ref().filter(|_| rule != Rule::Fitness) {
             lines.push(self.tie_line(tie, rule));
             lines.extend(self.why_tied(tie));
@@ -353,6 +375,81 @@ impl<'a> Cut<'a> {
         lines.extend(self.settling_line());
         lines.extend(self.surrogate_line());
         (rule, lines)
+    }
+
+    /// On what ground fitness put the last kept test above the best dropped one that also
+    /// fails on `c_old`, when it was not kills (the headline counts those): the dropped one
+    /// never gets to the focal code, the kept one is rescued by a surrogate fix, its values
+    /// are more the issue's, or more of its kills change what fails.
+    fn ground_line(&self) -> Option<String> {
+        if self.doc.config.fitness != FitnessRule::Brt {
+            return None;
+        }
+        let kept = self.kept.iter().rev().find(|t| !self.passes(t))?;
+        let dropped = self.dropped.iter().find(|t| !self.passes(t))?;
+        let (a, b) = (self.fact(kept)?, self.fact(dropped)?);
+        Some(if a.reaches_focal != b.reaches_focal {
+            format!(
+                "{kept} over {dropped}: {dropped}'s c_old run never gets to the focal code ({}): \
+                 it cannot reproduce a bug there",
+                self.category_words(dropped)
+            )
+        } else if a.rescue_rank() != b.rescue_rank() && a.plausible_fix() {
+            format!(
+                "{kept} over {dropped}: {kept} is rescued by a surrogate fix (a mutant of a \
+                 focal function that keeps every repository test passing), {dropped} is not"
+            )
+        } else if a.rescue_rank() != b.rescue_rank() {
+            format!(
+                "{kept} over {dropped}: only mutants that break at least half of the \
+                 repository's tests judging them make {dropped} pass, so what it expects likely \
+                 contradicts them"
+            )
+        } else if a.focus.level() != b.focus.level() {
+            format!(
+                "{kept} over {dropped}: {kept}'s literal values are more the issue's ({}) than \
+                 {dropped}'s ({}); a test of many cases of its own, or of neighbouring \
+                 behaviour, ranks below one about the issue",
+                a.focus.describe(),
+                b.focus.describe()
+            )
+        } else if a.status_kills != b.status_kills {
+            format!(
+                "{kept} over {dropped}: {} of {kept}'s kills change what fails (a case's status \
+                 or the outcome), {} of {dropped}'s; a kill that only changes the failure \
+                 message (another value printed) ranks below",
+                a.status_kills, b.status_kills
+            )
+        } else {
+            // Kills decided: the headline's counts say so.
+            return None;
+        })
+    }
+
+    /// Kills that changed only cases a failing test passes on `c_old`, not counted.
+    fn passing_kills_line(&self) -> Option<String> {
+        if self.doc.config.fitness != FitnessRule::Brt
+            || self.doc.config.kills != super::config::KillScope::FailingCases
+        {
+            return None;
+        }
+        let each: Vec<String> = self
+            .g
+            .tests
+            .iter()
+            .filter_map(|t| {
+                let n = self.g.scores.get(t)?.passing_kills.len();
+                (n > 0).then(|| format!("{t} {n}"))
+            })
+            .collect();
+        if each.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "not counted: kills only in cases a test passes on c_old (a passing case is a \
+             passing test), {}",
+            each.join(", ")
+        ))
     }
 
     /// Why fitness could not separate the tied tests: the same kills (no mutant of the sample
@@ -738,13 +835,17 @@ mod tests {
             let hash = doc.tests[id].hash.clone();
             doc.executions
                 .insert(exec_key(&hash, &Target::Old), old_run(&hash, s));
-            let kills: Vec<MutantId> = (1..=s.kills).map(|m| format!("m{m}")).collect();
+            // `kills` counted by fitness, and rescues beside them (rescues are kills, but
+            // fitness weighs them apart).
+            let kills: Vec<MutantId> = (1..=s.kills + s.rescues).map(|m| format!("m{m}")).collect();
             scores.insert(
                 id.clone(),
                 TestScore {
                     old_outcome: s.old,
-                    rescues: kills[..s.rescues].to_vec(),
-                    status_kills: vec![],
+                    rescues: kills[s.kills..].to_vec(),
+                    // A rescue changes the outcome: it is a status kill too.
+                    status_kills: kills[s.kills..].to_vec(),
+                    passing_kills: vec![],
                     timeouts: vec![],
                     kills,
                     flaky: s.flaky,

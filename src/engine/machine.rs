@@ -109,7 +109,7 @@ pub(super) struct Job {
 pub struct Engine {
     pub doc: SessionDoc,
     session_path: PathBuf,
-    executor: Arc<dyn Executor>,
+    pub(super) executor: Arc<dyn Executor>,
     events: Option<UnboundedSender<Event>>,
     /// Original content of each focal file, read once and checked against the pool's hashes.
     sources: BTreeMap<String, String>,
@@ -559,7 +559,7 @@ impl Engine {
 
     // ---- Execute ------------------------------------------------------------------------
 
-    fn generation(&self, index: usize) -> Result<&Generation, EngineError> {
+    pub(super) fn generation(&self, index: usize) -> Result<&Generation, EngineError> {
         self.doc
             .generations
             .get(index)
@@ -727,6 +727,9 @@ impl Engine {
                         timeout,
                         trace: self.traced_files(&target),
                         tracer: Default::default(),
+                        per_test: false,
+                        select: vec![],
+                        stop_at_first_failure: false,
                     },
                     witness: false,
                 });
@@ -777,6 +780,9 @@ impl Engine {
                         timeout,
                         trace: vec![],
                         tracer: Default::default(),
+                        per_test: false,
+                        select: vec![],
+                        stop_at_first_failure: false,
                     },
                     witness: false,
                 });
@@ -813,7 +819,17 @@ impl Engine {
             scores = self.score_generation(self.generation(g)?);
         }
         if self.doc.config.witnesses && self.doc.config.selection == SelectionStrategy::Mutation {
-            self.judge_rescues(&scores).await?;
+            // Part of this step's time, kept apart too: what the witnesses cost a run.
+            let started = std::time::Instant::now();
+            if self.rescues_can_decide(g, &scores)? {
+                self.judge_rescues(&scores).await?;
+            }
+            *self
+                .doc
+                .timings
+                .by_step
+                .entry(WITNESS_STEP.into())
+                .or_default() += started.elapsed().as_secs_f64();
         }
         let gen_ = self.generation(g)?.clone();
         self.check_force_failure(&gen_, &scores);
@@ -931,10 +947,11 @@ impl Engine {
             }
             set.spawn(async move {
                 let timeout = job.request.timeout;
+                let partial = !job.request.select.is_empty() || job.request.stop_at_first_failure;
                 let r = ex.run(job.request).await;
                 (
                     job.test,
-                    job.witness.then_some(job.hash),
+                    job.witness.then_some((job.hash, partial)),
                     job.target,
                     timeout,
                     r,
@@ -948,8 +965,12 @@ impl Engine {
             let (test, witness, target, timeout, result) =
                 joined.map_err(|e| EngineError::State(format!("execution task failed: {e}")))?;
             let result = result?;
-            if let Some(hash) = witness {
-                let exec = self.execution_of(&hash, &target, timeout, result);
+            if let Some((hash, partial)) = witness {
+                if target == Target::Old {
+                    self.record_judges(&hash, &result);
+                }
+                let mut exec = self.execution_of(&hash, &target, timeout, result);
+                exec.partial = partial;
                 self.doc.executions.insert(exec_key(&hash, &target), exec);
                 if let Some(job) = pending.next() {
                     spawn(&mut set, job);
@@ -1021,6 +1042,15 @@ impl Engine {
     ) -> Execution {
         let raw = self.doc.intern_log(&r.raw_log);
         let norm = self.doc.intern_log(&r.normalized_log);
+        // What the test's cases do on c_old decides which part of any of its logs counts.
+        let failing_part = match target {
+            Target::Old => Some(kill::failing_part_hash(&r.normalized_log, &r.status_map)),
+            _ => self
+                .doc
+                .executions
+                .get(&exec_key(hash, &Target::Old))
+                .map(|old| kill::failing_part_hash(&r.normalized_log, &old.status_map)),
+        };
         let seq = *self.last_seq.get_or_insert_with(|| {
             self.doc
                 .executions
@@ -1053,6 +1083,8 @@ impl Engine {
             } else {
                 None
             },
+            failing_part,
+            partial: false,
         }
     }
 
@@ -1265,6 +1297,9 @@ fn with_selected(ranking: &[TestId], selected: &[TestId]) -> Vec<TestId> {
     out.extend(ranking.iter().filter(|t| !selected.contains(t)).cloned());
     out
 }
+
+/// The key of `Timings::by_step` that holds the witnesses' share of the execute steps.
+pub const WITNESS_STEP: &str = "witnesses";
 
 fn step_name(p: &Phase) -> &'static str {
     match p {

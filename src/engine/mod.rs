@@ -12,6 +12,7 @@ pub mod environment;
 pub mod events;
 pub mod explain;
 pub mod export;
+pub mod focus;
 pub mod halving;
 mod judge;
 pub mod kill;

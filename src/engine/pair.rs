@@ -102,6 +102,9 @@ impl Cell {
         match self {
             Cell::Survived => "survived: the normalized logs are identical",
             Cell::KilledLog => "killed: the log changed, the statuses did not",
+            Cell::KilledPassing => {
+                "killed only where the test passes on c_old: its failing cases read the same"
+            }
             Cell::KilledStatus => "killed: a test status changed",
             Cell::Rescued => "rescued: fails on c_old, passes on the mutant",
             Cell::TimedOut => "killed: timed out on the mutant",

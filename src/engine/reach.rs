@@ -145,7 +145,7 @@ pub fn reached(
 /// fewer than half do, when every failing test is kept anyway and all compete for the rest.
 /// A test not run on `c_old` yet competes.
 pub fn competitors(doc: &SessionDoc, tests: &[TestId]) -> Vec<TestId> {
-    if doc.config.fitness != super::config::FitnessRule::Brt {
+    if !doc.config.fitness.is_brt() {
         return tests.to_vec();
     }
     let failing: Vec<TestId> = tests

@@ -37,6 +37,21 @@ pub fn report(doc: &SessionDoc) -> Value {
                 .iter()
                 .map(|(t, s)| (t.as_str(), s.old_outcome))
                 .collect();
+            // What selection weighed of each test, as it weighed it.
+            let fitness: BTreeMap<String, serde_json::Value> =
+                super::selection::TestFacts::of_generation(doc, g)
+                    .into_iter()
+                    .map(|f| {
+                        let mut e = json!({ "kills": f.kills, "status_kills": f.status_kills });
+                        if doc.config.issue_focus {
+                            e["issue_values"] = json!([f.focus.named, f.focus.of]);
+                        }
+                        if f.surrogate > 0 {
+                            e["best_rescuer_permille"] = json!(f.surrogate);
+                        }
+                        (f.id, e)
+                    })
+                    .collect();
             let mut v = json!({
                 "index": g.index,
                 "tests": g.tests,
@@ -44,6 +59,7 @@ pub fn report(doc: &SessionDoc) -> Value {
                 "executions": g.executions,
                 "cached": g.cached,
                 "scores": scores,
+                "fitness": fitness,
                 "old_outcomes": old,
                 "rescues": rescues,
                 "flaky": flaky,
@@ -154,6 +170,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutant_reach": doc.config.reach.to_string(),
         "settle_ties": doc.config.settle_ties,
         "witnesses": doc.config.witnesses,
+        "kills": doc.config.kills.to_string(),
+        "issue_focus": doc.config.issue_focus,
         // The repository's tests that judged the rescuers, their runs and verdicts.
         "witness_runs": doc.witnesses.as_ref().map(|w| json!({
             "modules": w.modules.iter().map(|m| &m.rel_path).collect::<Vec<_>>(),
@@ -175,6 +193,14 @@ pub fn report(doc: &SessionDoc) -> Value {
         "rescues": rescues,
         "timeouts": timeouts,
         "wall_seconds": round2(doc.timings.wall_seconds),
+        // The witnesses' runs, part of the execute steps' time (`--no-witnesses` saves it).
+        "witness_seconds": round2(
+            doc.timings
+                .by_step
+                .get(super::machine::WITNESS_STEP)
+                .copied()
+                .unwrap_or(0.0)
+        ),
         "step_seconds": doc.timings.by_step.iter().map(|(k, v)| (k.clone(), round2(*v))).collect::<BTreeMap<_, _>>(),
         "execution_seconds_sum": round2(exec_secs),
         "jobs": doc.config.jobs,

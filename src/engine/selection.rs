@@ -6,6 +6,7 @@
 //! then the Otter rules. Every decision records which strategy made it.
 
 use super::config::{CutRule, FitnessRule, RunConfig, SelectionStrategy};
+use super::focus::IssueFocus;
 use super::session::{Generation, SessionDoc, Target, TestId, TieBreak};
 use crate::exec::{FailureKind, Outcome};
 use crate::rng::Rng;
@@ -19,12 +20,22 @@ pub struct TestFacts {
     pub old_outcome: Outcome,
     pub old_failure_kind: Option<FailureKind>,
     pub kills: usize,
+    /// Of the kills, those that changed a status or the outcome (`TestScore::counted_status`).
+    pub status_kills: usize,
     pub rescues: usize,
-    /// The share of the repository's tests its best rescuer keeps passing, in thousandths
-    /// (`witness::best_rescue`; 0: no rescuer the witnesses could judge, or witnesses off).
+    /// The share of the repository's tests its best rescuer (a mutant of a focal function)
+    /// keeps passing, in thousandths (`witness::best_rescue`; 0: no rescuer the witnesses
+    /// could judge, or witnesses off).
     pub surrogate: u32,
     /// Length of the test source, the Otter selector's last tie-break.
     pub source_len: usize,
+    /// How many of its literal values the issue names (`engine::focus`; all zero when the
+    /// run does not weigh it).
+    pub focus: IssueFocus,
+    /// Its `c_old` run ran a test, and executed a line some mutant of the pool changes (true
+    /// when its trace is unknown): a module whose import failed, or a test that fails in its
+    /// own code before it calls the focal code, cannot reproduce a bug there.
+    pub reaches_focal: bool,
 }
 
 impl TestFacts {
@@ -32,10 +43,48 @@ impl TestFacts {
         self.old_outcome == Outcome::Passed
     }
 
+    /// Rescued by a surrogate fix the repository's tests do not object to: its best rescuer
+    /// keeps every one of their tests that passed on `c_old` passing.
+    pub fn plausible_fix(&self) -> bool {
+        self.surrogate == 1000
+    }
+
+    /// What its rescues say, as a rank (higher is better): 2, rescued by a surrogate fix; 0,
+    /// rescued only by mutants that break at least half of the repository's tests that
+    /// judge them (what makes it pass contradicts them: its expectation is likely wrong);
+    /// 1, neither (no rescuer, none judged, or one that breaks a few).
+    pub fn rescue_rank(&self) -> u8 {
+        match self.surrogate {
+            1000 => 2,
+            1..500 => 0,
+            _ => 1,
+        }
+    }
+
     /// What selection sees of each test of generation `g`, in the generation's test order,
     /// from the session alone: so an explanation computed later from a saved session works
     /// from the very facts the cut was made on.
     pub fn of_generation(doc: &SessionDoc, g: &Generation) -> Vec<TestFacts> {
+        // The mutants' lines, as far as the mutants themselves tell (a force-failure mutant's
+        // span needs its file: drawing reads none, and the others suffice).
+        let spans: Vec<super::reach::Span> =
+            super::reach::spans(doc.pool.iter().flat_map(|p| p.mutants.iter()), |_| None)
+                .into_values()
+                .collect();
+        // A module whose collection failed ran no test: what its import ran is not a test of
+        // the focal code. Otherwise its trace says (unknown: it may reach anything).
+        let reaches_focal = |t: &TestId| match doc.execution(t, &Target::Old) {
+            Some(e) if !e.status_map.keys().any(|id| id.contains("::")) => {
+                e.outcome == Outcome::Passed
+            }
+            Some(e) => match &e.lines {
+                Some(lines) if !spans.is_empty() => {
+                    spans.iter().any(|s| super::reach::reaches(lines, s))
+                }
+                _ => true,
+            },
+            None => true,
+        };
         g.tests
             .iter()
             .map(|t| {
@@ -46,13 +95,25 @@ impl TestFacts {
                     id: t.clone(),
                     old_outcome: old.map_or(Outcome::Error, |e| e.outcome),
                     old_failure_kind: old.and_then(|e| e.failure_kind),
-                    kills: score.map_or(0, |s| s.kills.len()),
+                    // Under the BRT rule a failing test's passing cases are passing tests:
+                    // their kills do not count (`kill::Cell::KilledPassing`).
+                    kills: score.map_or(0, |s| s.counted(&doc.config)),
+                    status_kills: score.map_or(0, |s| s.counted_status(&doc.config)),
                     rescues: score.map_or(0, |s| s.rescues.len()),
                     surrogate: score
                         .filter(|_| doc.config.witnesses)
                         .and_then(|s| super::witness::best_rescue(doc, s))
                         .map_or(0, |(_, v)| v.permille()),
                     source_len: doc.tests.get(t).map_or(0, |c| c.source.len()),
+                    reaches_focal: reaches_focal(t),
+                    focus: match doc.tests.get(t) {
+                        Some(c)
+                            if doc.config.issue_focus && doc.config.fitness == FitnessRule::Brt =>
+                        {
+                            IssueFocus::of(&doc.inputs.issue_text, &c.source)
+                        }
+                        _ => IssueFocus::default(),
+                    },
                 }
             })
             .collect()
@@ -112,22 +173,45 @@ pub(crate) fn otter_cmp(a: &TestFacts, b: &TestFacts) -> Ordering {
 /// The BRT rule as a sort key: tests that fail or error on `c_old` first.
 fn brt_rank(f: &TestFacts, rule: FitnessRule) -> u8 {
     match rule {
-        FitnessRule::Brt if f.passes_old() => 1,
+        FitnessRule::Brt | FitnessRule::BrtKills if f.passes_old() => 1,
         _ => 0,
     }
 }
 
-/// Fitness under `rule` as a sort key, higher is better: under the BRT rule a test that
-/// passes on `c_old` ranks below every test that fails or errors there, whatever it kills,
-/// and among the failing ones a test rescued by a more plausible surrogate fix (its best
-/// rescuer keeps more of the repository's tests passing, `engine::witness`) ranks first.
-pub fn fitness_key(f: &TestFacts, rule: FitnessRule) -> (std::cmp::Reverse<u8>, u32, usize) {
-    let surrogate = match rule {
-        FitnessRule::Brt => f.surrogate,
-        FitnessRule::Paper => 0,
-    };
-    (std::cmp::Reverse(brt_rank(f, rule)), surrogate, f.kills)
+/// Fitness under `rule` as a sort key, higher is better. Under the BRT rule, in this order:
+/// a test that passes on `c_old` ranks below every test that fails or errors there, whatever
+/// it kills (it cannot be fail-to-pass); a failing test that never runs a line of the focal
+/// code ranks below those that do; then a test rescued by a surrogate fix (a mutant of a
+/// focal function under which every repository test that passed on `c_old` still passes,
+/// `engine::witness`) ranks first; then a test whose literal values are more the issue's
+/// (`engine::focus`, in quarters); then kills that change a status or the outcome; then
+/// kills. The paper's rule is kills alone.
+pub fn fitness_key(f: &TestFacts, rule: FitnessRule) -> Fitness {
+    match rule {
+        FitnessRule::Brt => (
+            std::cmp::Reverse(brt_rank(f, rule)),
+            f.reaches_focal,
+            f.rescue_rank(),
+            f.focus.level(),
+            f.status_kills,
+            f.kills,
+        ),
+        // The surrogate's share as it was ranked before (any judged rescuer above none), in
+        // the place of the evidence that came after it.
+        FitnessRule::BrtKills => (
+            std::cmp::Reverse(brt_rank(f, rule)),
+            true,
+            0,
+            0,
+            0,
+            f.surrogate as usize * 1_000_000 + f.kills,
+        ),
+        FitnessRule::Paper => (std::cmp::Reverse(0), true, 1, 0, 0, f.kills),
+    }
 }
+
+/// A test's fitness as a sort key (`fitness_key`), higher is better.
+pub type Fitness = (std::cmp::Reverse<u8>, bool, u8, u8, usize, usize);
 
 /// Keep `keep` of `tests`.
 pub fn select(tests: &[TestFacts], keep: usize, p: SelectionParams) -> Selection {
@@ -221,9 +305,12 @@ mod tests {
             old_outcome: old,
             old_failure_kind: (old == Outcome::Failed).then_some(FailureKind::Assertion),
             kills,
+            status_kills: 0,
             rescues,
             surrogate: 0,
             source_len: len,
+            focus: IssueFocus::default(),
+            reaches_focal: true,
         }
     }
 
@@ -281,12 +368,12 @@ mod tests {
     }
 
     #[test]
-    fn a_more_plausible_surrogate_fix_ranks_a_failing_test_before_kills() {
-        // pagekit's last cut, seed 1: the wrong-expectation test kills one mutant more; the
-        // F2P one is rescued by a mutant keeping 17 of the repository's 18 tests, the wrong
-        // one only by mutants breaking 8 of them.
+    fn a_surrogate_fix_that_keeps_every_repository_test_ranks_a_failing_test_before_kills() {
+        // pagekit's last cut: the wrong-expectation test kills one mutant more; the F2P one
+        // is rescued by a mutant keeping all of the repository's tests, the wrong one only by
+        // mutants breaking some of them.
         let mut f2p = t("f2p", Failed, 25, 1, 10);
-        f2p.surrogate = 944;
+        f2p.surrogate = 1000;
         let mut wrong = t("wrong", Failed, 26, 2, 10);
         wrong.surrogate = 555;
         let passing = t("pass", Passed, 40, 0, 10);
@@ -298,9 +385,9 @@ mod tests {
         );
         assert_eq!(s.selected, vec!["f2p"]);
         assert!(s.fitness_decided);
-        // Without a judged rescuer (witnesses off), the kills decide as before.
-        let (mut f2p0, mut wrong0) = (f2p, wrong);
-        (f2p0.surrogate, wrong0.surrogate) = (0, 0);
+        // A rescuer that breaks a repository test is no surrogate fix: the kills decide.
+        let (mut f2p0, wrong0) = (f2p, wrong);
+        f2p0.surrogate = 944;
         let s = select(
             &[wrong0, f2p0],
             1,
@@ -314,6 +401,55 @@ mod tests {
             params(SelectionStrategy::Mutation, FitnessRule::Paper),
         );
         assert_eq!(s.selected, vec!["pass"]);
+    }
+
+    #[test]
+    fn the_issues_values_rank_before_kills_and_a_test_that_never_gets_to_the_focal_code_last() {
+        let mut broad = t("broad", Failed, 18, 0, 10);
+        broad.focus = IssueFocus { named: 4, of: 13 };
+        let mut focused = t("focused", Failed, 9, 0, 10);
+        focused.focus = IssueFocus { named: 3, of: 3 };
+        let mut import_error = t("import_error", Error, 0, 0, 10);
+        import_error.focus = IssueFocus { named: 2, of: 2 };
+        import_error.reaches_focal = false;
+        let s = select(
+            &[broad.clone(), focused.clone(), import_error],
+            2,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.ranking, vec!["focused", "broad", "import_error"]);
+        assert!(s.fitness_decided);
+        // Of one level (three quarters and more), kills decide.
+        broad.focus = IssueFocus { named: 10, of: 13 };
+        let s = select(
+            &[broad, focused],
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["broad"]);
+    }
+
+    #[test]
+    fn kills_that_change_what_fails_rank_before_kills_that_only_change_the_message() {
+        // A broad test with a wrong expectation prints another value under each of its 12
+        // mutants; the focused one's failure turns into another under 4 of its 5.
+        let broad = t("broad", Failed, 12, 0, 10);
+        let mut focused = t("focused", Failed, 5, 0, 10);
+        focused.status_kills = 4;
+        let s = select(
+            &[broad.clone(), focused.clone()],
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Brt),
+        );
+        assert_eq!(s.selected, vec!["focused"]);
+        assert!(s.fitness_decided);
+        // The paper's rule counts every kill alike.
+        let s = select(
+            &[broad, focused],
+            1,
+            params(SelectionStrategy::Mutation, FitnessRule::Paper),
+        );
+        assert_eq!(s.selected, vec!["broad"]);
     }
 
     #[test]

@@ -244,22 +244,65 @@ pub struct Execution {
     /// The lines of the focal files a traced `c_old` run executed (reach-aware sampling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<Lines>,
+    /// The hash of the normalized log's part that is not about the cases the test passes on
+    /// `c_old` (`kill::failing_part`): two runs whose failing parts hash alike changed only
+    /// where the test passes. `None` in runs recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_part: Option<String>,
+    /// Only some of the module's tests ran (a witness module on a mutant, `witness::covering`):
+    /// a test its statuses do not list kept its `c_old` status.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// A test's standing in one generation's kill matrix row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestScore {
     pub old_outcome: Outcome,
-    /// Mutants whose normalized log differs from the `c_old` log (fitness = `kills.len()`).
+    /// Mutants whose normalized log differs from the `c_old` log (what fitness counts of them:
+    /// `counted`).
     pub kills: Vec<MutantId>,
     /// Of the kills, those where the per-test status map or the outcome changed too.
     pub status_kills: Vec<MutantId>,
+    /// Of the kills, those that changed only cases the test passes on `c_old`
+    /// (`kill::Cell::KilledPassing`): not kills under the BRT rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passing_kills: Vec<MutantId>,
     /// Mutants on which a test that fails or errors on `c_old` passes: surrogate fixes.
     pub rescues: Vec<MutantId>,
     pub timeouts: Vec<MutantId>,
     /// The two `c_old` runs gave different normalized logs: kills are not counted.
     #[serde(default)]
     pub flaky: bool,
+}
+
+impl TestScore {
+    /// The kills fitness counts under `config`: under the BRT rule with `--kills
+    /// failing-cases`, not those only in cases the test passes on `c_old`, nor rescues (the
+    /// mutant made it pass: evidence of its own, which the repository's tests judge).
+    pub fn counted(&self, config: &super::config::RunConfig) -> usize {
+        let failing_only = config.fitness == super::config::FitnessRule::Brt
+            && config.kills == super::config::KillScope::FailingCases;
+        if failing_only {
+            self.kills.len() - self.passing_kills.len() - self.rescues.len()
+        } else {
+            self.kills.len()
+        }
+    }
+
+    /// Of the kills `counted` counts, those that changed a case's status or the outcome (a
+    /// failing case now errors, another exception, a timeout), not only the failure message:
+    /// a broad test with a wrong expectation prints another value under every mutant it
+    /// runs, and a test that reproduces the bug's own failure changes what fails.
+    pub fn counted_status(&self, config: &super::config::RunConfig) -> usize {
+        let failing_only = config.fitness == super::config::FitnessRule::Brt
+            && config.kills == super::config::KillScope::FailingCases;
+        if failing_only {
+            self.status_kills.len() - self.rescues.len()
+        } else {
+            self.status_kills.len()
+        }
+    }
 }
 
 /// How a cut that fitness could not decide was decided.
@@ -322,6 +365,12 @@ pub struct Witness {
 pub struct Witnesses {
     pub modules: Vec<Witness>,
     pub verdicts: BTreeMap<MutantId, Verdict>,
+    /// Per module (its `rel_path`), the tests that pass on `c_old` (node id after the file)
+    /// and which of the pool's mutants each runs the lines of there, a bitset over the
+    /// pool's order in hex (`witness::covering`): only those tests run on a rescuer. A module
+    /// missing here was not traced test by test, and runs whole.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judges: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// How a rescuing mutant fared under the witnesses.
@@ -636,6 +685,8 @@ pub(crate) mod fixtures {
             changed_outside: vec![],
             denied: vec![],
             lines: None,
+            failing_part: None,
+            partial: false,
         }
     }
 
@@ -715,6 +766,8 @@ mod tests {
                 changed_outside: vec![],
                 denied: vec![],
                 lines: None,
+                failing_part: None,
+                partial: false,
             },
         );
         d.phase = Phase::Select { generation: 0 };

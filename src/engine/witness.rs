@@ -97,31 +97,107 @@ fn run<'d>(doc: &'d SessionDoc, w: &Witness, target: &Target) -> Option<&'d Exec
     doc.executions.get(&exec_key(&w.hash, target))
 }
 
-/// The verdict on `mutant` from the witnesses' runs, `None` while one has not run on it.
+/// Which tests of witness module `w` run on `mutant` (covered-test selection, as mutation
+/// tools do it): `Some(tests)`, the node ids after the file of its `c_old`-passing tests
+/// that run the mutant's lines there (none: no run is needed, every test behaves as on
+/// `c_old`); `None`: the whole module runs (it was not traced test by test, or its lines run
+/// while the module is collected, outside any test).
+pub fn covering(
+    doc: &SessionDoc,
+    w: &Witness,
+    mutant: &MutantId,
+    span: Option<&Span>,
+) -> Option<Vec<String>> {
+    let judges = doc.witnesses.as_ref()?.judges.get(&w.rel_path)?;
+    let index = doc
+        .pool
+        .iter()
+        .flat_map(|p| p.mutants.iter())
+        .position(|m| &m.id == mutant)?;
+    let tests: Vec<String> = judges
+        .iter()
+        .filter(|(_, bits)| has_bit(bits, index))
+        .map(|(t, _)| t.clone())
+        .collect();
+    if tests.is_empty() {
+        let at_collection = match (
+            run(doc, w, &Target::Old).and_then(|e| e.lines.as_ref()),
+            span,
+        ) {
+            (Some(lines), Some(span)) => reach::reaches(lines, span),
+            _ => true,
+        };
+        if at_collection {
+            return None;
+        }
+    }
+    Some(tests)
+}
+
+/// `reached[i]` as hex digits, four mutants a digit, the first in the lowest bit.
+pub fn bits(reached: &[bool]) -> String {
+    reached
+        .chunks(4)
+        .map(|c| {
+            let d = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |d, (i, r)| d | (u32::from(*r) << i));
+            char::from_digit(d, 16).unwrap_or('0')
+        })
+        .collect()
+}
+
+fn has_bit(bits: &str, i: usize) -> bool {
+    bits.chars()
+        .nth(i / 4)
+        .and_then(|c| c.to_digit(16))
+        .is_some_and(|d| d & (1 << (i % 4)) != 0)
+}
+
+/// The verdict on `mutant` from the witnesses' runs, `None` while one that is needed has not
+/// run on it. A test that does not run the mutant's lines on `c_old` (`covering`) keeps its
+/// `c_old` status without being run.
 pub fn verdict(doc: &SessionDoc, mutant: &MutantId, span: Option<&Span>) -> Option<Verdict> {
     let modules = doc.witnesses.as_ref().map_or(&[][..], |w| &w.modules);
     let mut v = Verdict { kept: 0, of: 0 };
     let mut reached = false;
     for w in modules {
         let old = run(doc, w, &Target::Old)?;
-        let on = run(doc, w, &Target::Mutant(mutant.clone()))?;
+        let selected = covering(doc, w, mutant, span);
+        let on = match &selected {
+            Some(tests) if tests.is_empty() => None,
+            _ => Some(run(doc, w, &Target::Mutant(mutant.clone()))?),
+        };
         // An untraced run (a backend that cannot trace) may have run anything.
-        reached |= match (&old.lines, span) {
-            (Some(lines), Some(span)) => reach::reaches(lines, span),
+        reached |= match (&selected, &old.lines, span) {
+            (Some(tests), ..) => !tests.is_empty(),
+            (None, Some(lines), Some(span)) => reach::reaches(lines, span),
             _ => true,
         };
         let passed = |s: &String| s.eq_ignore_ascii_case("passed");
         for (id, status) in &old.status_map {
-            if passed(status) {
-                v.of += 1;
-                v.kept += usize::from(on.status_map.get(id).is_some_and(passed));
+            if !passed(status) {
+                continue;
             }
+            v.of += 1;
+            // A partial run (some of the module's tests) lists only what it ran; the others
+            // kept their c_old status.
+            v.kept += usize::from(on.is_none_or(|on| match on.status_map.get(id) {
+                Some(s) => passed(s),
+                None => on.partial,
+            }));
         }
     }
     if !reached {
         v = Verdict { kept: 0, of: 0 };
     }
     Some(v)
+}
+
+/// `Class::test[param]` of `tests/test_m.py::Class::test[param]`.
+pub fn after_file(node_id: &str) -> Option<&str> {
+    node_id.split_once("::").map(|(_, t)| t)
 }
 
 /// What the repository's tests said of a rescuing mutant, for the Pair screen and `show`: a
@@ -137,8 +213,39 @@ pub fn judgement(doc: &SessionDoc, mutant: &MutantId) -> Option<Vec<String>> {
             w.modules.len()
         )]);
     }
+    let (broken, stopped) = broken_by(doc, mutant);
+    let head = if broken.is_empty() {
+        format!(
+            "the repository's tests on this mutant: {} of {} passing (a plausible fix)",
+            v.kept, v.of
+        )
+    } else if stopped {
+        // Its runs stopped at the first test it broke: the count would only be a bound.
+        format!(
+            "the repository's tests on this mutant: it breaks some of the {} that pass on \
+             c_old (no plausible fix; a run stops at the first it breaks)",
+            v.of
+        )
+    } else {
+        format!(
+            "the repository's tests on this mutant: {} of {} passing; it breaks",
+            v.kept, v.of
+        )
+    };
+    Some(
+        std::iter::once(head)
+            .chain(broken.iter().map(|id| format!("  {id}")))
+            .collect(),
+    )
+}
+
+/// The repository's tests `mutant` breaks, as far as its witness runs tell, and whether a
+/// run stopped at the first it broke (then the tests it breaks may be more, and a verdict's
+/// `kept` is a bound from above).
+pub fn broken_by(doc: &SessionDoc, mutant: &MutantId) -> (Vec<String>, bool) {
     let mut broken = vec![];
-    for m in &w.modules {
+    let mut stopped = false;
+    for m in doc.witnesses.iter().flat_map(|w| &w.modules) {
         let (Some(old), Some(on)) = (
             run(doc, m, &Target::Old),
             run(doc, m, &Target::Mutant(mutant.clone())),
@@ -146,24 +253,22 @@ pub fn judgement(doc: &SessionDoc, mutant: &MutantId) -> Option<Vec<String>> {
             continue;
         };
         let passed = |s: &String| s.eq_ignore_ascii_case("passed");
+        // A run of some of the module's tests (`covering`) leaves the others out: they
+        // kept their c_old status.
+        let broke = |id: &String| match on.status_map.get(id) {
+            Some(s) => !passed(s),
+            None => !on.partial,
+        };
+        let before = broken.len();
         broken.extend(
             old.status_map
                 .iter()
-                .filter(|(id, s)| passed(s) && !on.status_map.get(*id).is_some_and(passed))
-                .map(|(id, _)| format!("  {id}")),
+                .filter(|(id, s)| passed(s) && broke(id))
+                .map(|(id, _)| id.clone()),
         );
+        stopped |= on.partial && broken.len() > before;
     }
-    let head = format!(
-        "the repository's tests on this mutant: {} of {} passing{}",
-        v.kept,
-        v.of,
-        if broken.is_empty() {
-            " (a plausible fix)"
-        } else {
-            "; it breaks"
-        }
-    );
-    Some(std::iter::once(head).chain(broken).collect())
+    (broken, stopped)
 }
 
 /// Keeps `v` as the verdict on `mutant` (the witnesses were found before any is judged).
@@ -188,12 +293,27 @@ pub fn unjudged(doc: &SessionDoc, scores: &BTreeMap<String, TestScore>) -> Vec<M
     out
 }
 
-/// A test's best rescuer under the witnesses: the one keeping the largest share of their
-/// tests, with its verdict (the first such in id order); `None` if no rescuer was judged.
+/// A test's best rescuer under the witnesses: of the rescuers that are mutants of a focal
+/// function, the one keeping the largest share of their tests, with its verdict (the first
+/// such in id order); `None` if no such rescuer was judged. A mutant of a callee or caller
+/// (the widened pool) is no surrogate fix: the localized functions are where the fix goes,
+/// and on the fresh-bug benchmark a callee's mutant that kept all 450 of a repository's tests
+/// rescued a test of neighbouring behaviour, not the issue's.
 pub fn best_rescue(doc: &SessionDoc, score: &TestScore) -> Option<(MutantId, Verdict)> {
     let verdicts = &doc.witnesses.as_ref()?.verdicts;
+    let widened: std::collections::BTreeSet<&str> = doc
+        .pool
+        .iter()
+        .flat_map(|p| p.mutants.iter())
+        .filter(|m| m.scope.is_some())
+        .map(|m| m.id.as_str())
+        .collect();
     let mut best: Option<(MutantId, Verdict)> = None;
-    for m in &score.rescues {
+    for m in score
+        .rescues
+        .iter()
+        .filter(|m| !widened.contains(m.as_str()))
+    {
         let Some(v) = verdicts.get(m).filter(|v| v.judged()) else {
             continue;
         };
@@ -319,6 +439,7 @@ mod tests {
         doc.witnesses = Some(Witnesses {
             modules: vec![w],
             verdicts: BTreeMap::new(),
+            judges: BTreeMap::new(),
         });
         doc
     }
@@ -367,6 +488,68 @@ mod tests {
             judgement(&doc, &m1).unwrap(),
             ["the repository's tests on this mutant: 2 of 2 passing (a plausible fix)"]
         );
+    }
+
+    #[test]
+    fn a_run_of_some_tests_leaves_the_others_at_their_c_old_status() {
+        assert_eq!(bits(&[true, false, true, true, false]), "d0");
+        assert!(has_bit("d0", 0) && !has_bit("d0", 1) && has_bit("d0", 3) && !has_bit("d0", 4));
+        assert!(!has_bit("d0", 40), "past the end: not reached");
+        // Only test a ran on m1 (it covers the mutant), and it broke: b kept its status.
+        let mut doc = judged(["FAILED", "PASSED"]);
+        let key = exec_key(&"w".repeat(64), &Target::Mutant("m1".into()));
+        let on = doc.executions.get_mut(&key).unwrap();
+        on.status_map.retain(|id, _| id.ends_with("test_a"));
+        on.partial = true;
+        let m1 = "m1".to_string();
+        let v = verdict(&doc, &m1, Some(&span(2))).unwrap();
+        assert_eq!((v.kept, v.of), (1, 2));
+        record(&mut doc, m1.clone(), v);
+        assert_eq!(
+            judgement(&doc, &m1).unwrap(),
+            [
+                "the repository's tests on this mutant: it breaks some of the 2 that pass on \
+                 c_old (no plausible fix; a run stops at the first it breaks)",
+                "  tests/test_m.py::test_a"
+            ]
+        );
+        // The same run, whole (not partial): the missing test broke too.
+        doc.executions.get_mut(&key).unwrap().partial = false;
+        let v = verdict(&doc, &m1, Some(&span(2))).unwrap();
+        assert_eq!((v.kept, v.of), (0, 2));
+    }
+
+    #[test]
+    fn covering_names_the_tests_that_run_a_mutants_lines() {
+        let mut doc = judged(["PASSED", "PASSED"]);
+        let pool = crate::testkit::finished_session().pool;
+        doc.pool = pool;
+        let ids: Vec<String> = doc
+            .pool
+            .iter()
+            .flat_map(|p| p.mutants.iter().map(|m| m.id.clone()))
+            .collect();
+        let w = doc.witnesses.as_ref().unwrap().modules[0].clone();
+        let mut reach_a = vec![false; ids.len()];
+        reach_a[0] = true;
+        let judges = BTreeMap::from([
+            ("test_a".to_string(), bits(&reach_a)),
+            ("test_b".to_string(), bits(&vec![false; ids.len()])),
+        ]);
+        doc.witnesses
+            .as_mut()
+            .unwrap()
+            .judges
+            .insert(w.rel_path.clone(), judges);
+        assert_eq!(
+            covering(&doc, &w, &ids[0], Some(&span(2))),
+            Some(vec!["test_a".to_string()])
+        );
+        // No test runs the second mutant, and neither does the module's collection (line 9
+        // is not in its c_old trace): nothing needs to run.
+        assert_eq!(covering(&doc, &w, &ids[1], Some(&span(9))), Some(vec![]));
+        // Its lines run at collection (line 2 is in the trace, outside every test): all run.
+        assert_eq!(covering(&doc, &w, &ids[1], Some(&span(2))), None);
     }
 
     #[test]

@@ -7,6 +7,11 @@ targets' order. It prints nothing: the run's log is the same as without it. Only
 target files is traced line by line: `sys.monitoring` on Python 3.12 and later,
 `sys.settrace` before.
 
+With EVOOTTER_TRACE_PER_TEST=1 it also keeps, per test (node id), the lines its setup, call
+and teardown ran, and writes an object: `{"lines": [...], "tests": {NODEID: [...]}}`, each
+value a list per target as above. This is how a mutant's judges are chosen: only the tests
+that run its lines can tell it from c_old.
+
 With `_TOOL = "coverage"` (set where the plugin is staged, for scoring) coverage.py measures
 instead, as the public harnesses measure: started when pytest loads this plugin (before any
 conftest or test module is imported, as under `coverage run`), with branch coverage, and the
@@ -26,6 +31,10 @@ _TOOL = "lines"
 _TARGETS = [t for t in os.environ.get("EVOOTTER_TRACE_TARGET", "").split("\n") if t]
 _OUT = os.environ.get("EVOOTTER_TRACE_OUT", "")
 _LINES = {t: set() for t in _TARGETS}
+_PER_TEST = os.environ.get("EVOOTTER_TRACE_PER_TEST") == "1"
+# Per test, its lines per target; `_CURRENT` is the running test's, None between tests.
+_BY_TEST = {}
+_CURRENT = None
 _COV = None
 _COV_ERROR = None
 _COV_VERSION = None
@@ -70,12 +79,17 @@ def _global(frame, event, arg):
     lines = _LINES.get(frame.f_code.co_filename)
     if lines is None:
         return None
+    mine = _CURRENT[frame.f_code.co_filename] if _CURRENT is not None else None
     if frame.f_lineno:
         lines.add(frame.f_lineno)
+        if mine is not None:
+            mine.add(frame.f_lineno)
 
     def _local(frame, event, arg):
         if event == "line" and frame.f_lineno:
             lines.add(frame.f_lineno)
+            if mine is not None:
+                mine.add(frame.f_lineno)
         return _local
 
     return _local
@@ -98,6 +112,9 @@ class _SetTrace:
         threading.settrace(None)
 
     close = off
+
+    def new_test(self):
+        pass
 
 
 class _Monitoring:
@@ -123,13 +140,21 @@ class _Monitoring:
         if not self.active:
             return None
         lines.add(code.co_firstlineno)
+        if _CURRENT is not None:
+            _CURRENT[code.co_filename].add(code.co_firstlineno)
         return self.mon.DISABLE
 
     def _line(self, code, line):
         if not self.active:
             return None
         _LINES[code.co_filename].add(line)
+        if _CURRENT is not None:
+            _CURRENT[code.co_filename].add(line)
         return self.mon.DISABLE
+
+    def new_test(self):
+        # Each line is seen once (DISABLE); a new test must see its lines again.
+        self.mon.restart_events()
 
     def on(self):
         self.active = True
@@ -188,6 +213,21 @@ for _name in _WINDOWS:
     globals()[_name] = _window()
 
 
+if _PER_TEST:
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(item, nextitem):
+        """Lines run from here to the test's end are the test's own as well."""
+        global _CURRENT
+        if _TRACER is not None:
+            _CURRENT = _BY_TEST.setdefault(item.nodeid, {t: set() for t in _TARGETS})
+            _TRACER.new_test()
+        try:
+            yield
+        finally:
+            _CURRENT = None
+
+
 def pytest_configure(config):
     global _TRACER
     if _TARGETS and _COV is None:
@@ -222,7 +262,12 @@ def pytest_unconfigure(config):
         if _TRACER is not None:
             _TRACER.close()
         out = [sorted(_LINES[t]) for t in _TARGETS]
-        if _TOOL == "coverage":
+        if _PER_TEST:
+            out = {
+                "lines": out,
+                "tests": {n: [sorted(by[t]) for t in _TARGETS] for n, by in _BY_TEST.items()},
+            }
+        elif _TOOL == "coverage":
             out = {
                 "tool": "evootter line tracer",
                 "why": f"coverage.py is not importable here ({_COV_ERROR})",

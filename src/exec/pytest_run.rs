@@ -123,26 +123,46 @@ impl RunDirs {
     }
 }
 
-/// The interpreter's arguments: `-B -m pytest TEST` and the options that make its output
-/// comparable (no cache, no random order, no header, every outcome summarized, short
-/// tracebacks, no colour) and its files land in the run directory.
-pub fn pytest_args(dirs: &RunDirs, test_rel: &str, traced: bool) -> Vec<String> {
-    let mut args: Vec<String> = ["-B", "-m", "pytest", test_rel]
+/// The interpreter's arguments: `-B -m pytest TEST` (or, to run some of its tests,
+/// `TEST::NAME` for each of `select`) and the options that make its output comparable (no
+/// cache, no random order, no header, every outcome summarized, short tracebacks, no colour)
+/// and its files land in the run directory.
+pub fn pytest_args(
+    dirs: &RunDirs,
+    test_rel: &str,
+    traced: bool,
+    select: &[String],
+    stop_at_first_failure: bool,
+) -> Vec<String> {
+    let targets: Vec<String> = if select.is_empty() {
+        vec![test_rel.to_owned()]
+    } else {
+        select.iter().map(|n| format!("{test_rel}::{n}")).collect()
+    };
+    let mut args: Vec<String> = ["-B", "-m", "pytest"]
         .into_iter()
-        .chain([
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "-p",
-            "no:random_order",
-            "--no-header",
-            "-rA",
-            "--tb=short",
-            "--color=no",
-        ])
         .map(str::to_owned)
+        .chain(targets)
+        .chain(
+            [
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:random_order",
+                "--no-header",
+                "-rA",
+                "--tb=short",
+                "--color=no",
+            ]
+            .into_iter()
+            .map(str::to_owned),
+        )
         .collect();
+    if stop_at_first_failure {
+        args.push("-x".to_owned());
+    }
     args.push(format!("--basetemp={}", dirs.basetemp().display()));
     args.push(format!("--junitxml={}", dirs.junit().display()));
     if traced {
@@ -159,12 +179,14 @@ fn plugin_module() -> String {
 /// `REMOVED_ENV`),
 /// sandboxed or not, local or in a container, so that all of them give the same logs.
 /// `pythonpath` is relative to the copy; `user_base` is the interpreter's `site.getuserbase()`,
-/// kept reachable under the run's private HOME; `traced` the files the line tracer watches.
+/// kept reachable under the run's private HOME; `traced` the files the line tracer watches,
+/// `per_test` whether it keeps each test's lines apart too.
 pub fn environment(
     dirs: &RunDirs,
     pythonpath: &[String],
     user_base: Option<&str>,
     traced: &[String],
+    per_test: bool,
 ) -> Vec<(&'static str, String)> {
     let mut path = vec![dirs.copy.display().to_string()];
     for dir in pythonpath {
@@ -209,6 +231,9 @@ pub fn environment(
             .collect();
         env.push(("EVOOTTER_TRACE_TARGET", targets.join("\n")));
         env.push(("EVOOTTER_TRACE_OUT", dirs.trace_out().display().to_string()));
+        if per_test {
+            env.push(("EVOOTTER_TRACE_PER_TEST", "1".to_owned()));
+        }
     }
     env
 }
@@ -310,6 +335,7 @@ pub fn finished_result(run: Finished, roots: &[(String, &'static str)]) -> ExecR
         changed_outside: changes.outside,
         denied: changes.denied,
         trace: None,
+        trace_by_test: None,
         coverage: None,
     }
 }
@@ -342,6 +368,7 @@ pub fn timeout_result(
         changed_outside: changes.outside,
         denied: changes.denied,
         trace: None,
+        trace_by_test: None,
         coverage: None,
     }
 }
@@ -403,9 +430,15 @@ pub fn read_trace(result: &mut ExecResult, bytes: &[u8], traced: &[String]) {
         files: Vec<Entry>,
     }
     #[derive(serde::Deserialize)]
+    struct PerTest {
+        lines: Vec<Vec<u32>>,
+        tests: std::collections::BTreeMap<String, Vec<Vec<u32>>>,
+    }
+    #[derive(serde::Deserialize)]
     #[serde(untagged)]
     enum Written {
         Lines(Vec<Vec<u32>>),
+        PerTest(PerTest),
         Report(Report),
     }
     let Ok(written) = serde_json::from_slice::<Written>(bytes) else {
@@ -413,6 +446,16 @@ pub fn read_trace(result: &mut ExecResult, bytes: &[u8], traced: &[String]) {
     };
     let (entries, tool) = match written {
         Written::Lines(l) => (l.into_iter().map(Entry::Lines).collect::<Vec<_>>(), None),
+        Written::PerTest(p) => {
+            let by_test = p
+                .tests
+                .into_iter()
+                .filter(|(_, files)| files.len() == traced.len())
+                .map(|(id, files)| (id, traced.iter().cloned().zip(files).collect()))
+                .collect();
+            result.trace_by_test = Some(by_test);
+            (p.lines.into_iter().map(Entry::Lines).collect(), None)
+        }
         Written::Report(r) => (r.files, Some((r.tool, r.why))),
     };
     if entries.len() != traced.len() {
@@ -528,16 +571,24 @@ mod tests {
             copy: "/testbed".into(),
             scratch: "/tmp/evootter".into(),
         };
-        let args = pytest_args(&dirs, "tests/test_x.py", true);
+        let args = pytest_args(&dirs, "tests/test_x.py", true, &[], false);
         assert_eq!(&args[..4], ["-B", "-m", "pytest", "tests/test_x.py"]);
         assert!(args.contains(&"--basetemp=/tmp/evootter/run/basetemp".to_owned()));
         assert!(args.contains(&"--junitxml=/tmp/evootter/run/junit.xml".to_owned()));
         assert_eq!(args[args.len() - 2..], ["-p", "evootter_line_trace"]);
+        // Some of a module's tests, stopping at the first that fails: a witness on a mutant.
+        let some = pytest_args(&dirs, "tests/test_x.py", false, &["C::t[1]".into()], true);
+        assert_eq!(
+            &some[..4],
+            ["-B", "-m", "pytest", "tests/test_x.py::C::t[1]"]
+        );
+        assert!(some.contains(&"-x".to_owned()));
         let env: BTreeMap<_, _> = environment(
             &dirs,
             &["src".into(), ".".into()],
             None,
             &["pkg/m.py".into()],
+            true,
         )
         .into_iter()
         .collect();
@@ -545,6 +596,7 @@ mod tests {
         assert_eq!(env["HOME"], "/tmp/evootter/run/home");
         assert_eq!(env["TMPDIR"], "/tmp/evootter/run/tmp");
         assert_eq!(env["EVOOTTER_TRACE_TARGET"], "/testbed/pkg/m.py");
+        assert_eq!(env["EVOOTTER_TRACE_PER_TEST"], "1");
         assert!(!env.contains_key("PYTHONUSERBASE"));
     }
 

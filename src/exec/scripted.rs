@@ -66,6 +66,7 @@ pub fn result(outcome: Outcome, log: &str) -> ExecResult {
         changed_outside: vec![],
         denied: vec![],
         trace: None,
+        trace_by_test: None,
         coverage: None,
     }
 }

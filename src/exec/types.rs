@@ -55,6 +55,14 @@ pub struct ExecRequest {
     /// What traces them: evootter's own line tracer, or coverage.py as the benchmarks'
     /// harnesses measure (scoring only).
     pub tracer: Tracer,
+    /// Also trace each test of the module on its own (the result's `trace_by_test`): which
+    /// of the repository's tests can judge a mutant.
+    pub per_test: bool,
+    /// Run only these tests of the module (the part of a node id after the file,
+    /// `Class::test[param]`); empty: all of it.
+    pub select: Vec<String>,
+    /// Stop at the first test that fails (`pytest -x`): enough to know a mutant breaks one.
+    pub stop_at_first_failure: bool,
 }
 
 /// The tool a traced run measures its lines with.
@@ -137,6 +145,10 @@ pub struct ExecResult {
     /// Set when the request traced with `Tracer::Coverage` and the tracer wrote its report.
     #[serde(default)]
     pub coverage: Option<Coverage>,
+    /// Per test (node id), the lines of each traced file its setup, call and teardown ran,
+    /// when the request asked for `per_test`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_by_test: Option<BTreeMap<String, BTreeMap<String, Vec<u32>>>>,
 }
 
 impl ExecResult {

@@ -2,6 +2,7 @@
 
 pub mod files;
 pub mod focal;
+pub mod literals;
 pub mod locate;
 
 pub use files::{is_test_file, python_files};

@@ -80,7 +80,10 @@ fn draw_fitness(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
         .tests
         .iter()
         .map(|test| {
-            let kills = gen_.scores.get(test).map_or(0, |sc| sc.kills.len());
+            let kills = gen_
+                .scores
+                .get(test)
+                .map_or(0, |sc| sc.counted(&s.doc.config));
             let role = match s.fate(g, test) {
                 Fate::Kept | Fate::Yours | Fate::Pinned => Role::Kept,
                 Fate::Vetoed => Role::Vetoed,

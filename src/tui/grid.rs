@@ -23,7 +23,9 @@ pub struct GridWidget<'a> {
 pub fn role(c: CellView) -> Role {
     match c {
         CellView::Killed(Cell::KilledStatus) => Role::CellKilledStatus,
-        CellView::Killed(Cell::KilledLog) => Role::CellKilledLog,
+        CellView::Killed(Cell::KilledLog) | CellView::Killed(Cell::KilledPassing) => {
+            Role::CellKilledLog
+        }
         CellView::Killed(Cell::Rescued) => Role::CellRescued,
         CellView::Killed(Cell::TimedOut) => Role::CellTimeout,
         CellView::Killed(Cell::Survived) => Role::CellSurvived,
@@ -163,7 +165,9 @@ impl Widget for GridWidget<'_> {
                 .map(|e| e.outcome);
             let score = gen_.scores.get(test);
             let fate = s.fate(g, test);
-            let fitness = score.map_or(String::from("-"), |sc| sc.kills.len().to_string());
+            let fitness = score.map_or(String::from("-"), |sc| {
+                sc.counted(&s.doc.config).to_string()
+            });
             let label = format!(
                 "{}{test:<4} {} {fitness:>3}",
                 fate.mark(),

@@ -831,7 +831,11 @@ fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             let cand = &s.doc.tests[tid];
             let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
             let fit = g.scores.get(tid).map_or("-".into(), |sc| {
-                format!("{}{}", sc.kills.len(), if sc.flaky { "~" } else { "" })
+                format!(
+                    "{}{}",
+                    sc.counted(&s.doc.config),
+                    if sc.flaky { "~" } else { "" }
+                )
             });
             let fate = s.fate(g.index, tid);
             rows.push(TestRow {
@@ -1401,7 +1405,7 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
         let fate = g.map_or(super::state::Fate::Pending, |g| s.fate(g, tid));
         let kills = g
             .and_then(|g| s.doc.generations[g].scores.get(tid))
-            .map_or(0, |sc| sc.kills.len());
+            .map_or(0, |sc| sc.counted(&s.doc.config));
         let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
         let style = if i == s.curate_row {
             t.style(Role::Selected)

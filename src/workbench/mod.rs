@@ -391,6 +391,9 @@ impl PairRunner {
             timeout,
             trace: if traced { vec![file.clone()] } else { vec![] },
             tracer: Default::default(),
+            per_test: false,
+            select: vec![],
+            stop_at_first_failure: false,
         };
         let on_mutant = exec::ExecRequest {
             overrides: vec![exec::FileOverride {

@@ -284,6 +284,10 @@ pub struct RunOptions {
     pub mutant_scope: crate::engine::MutantScope,
     /// Judge rescues by the repository's own tests (default on; `engine::witness`).
     pub witnesses: bool,
+    /// Which kills of a test failing on c_old count (default: those of its failing cases).
+    pub kills: crate::engine::KillScope,
+    /// Rank tests whose values are mostly the issue's first (default on; `engine::focus`).
+    pub issue_focus: bool,
     /// Stop, saved, before a model call that would take the run's spending past this many
     /// dollars (estimated from the prompt and the step's longest reply so far). On resume,
     /// a new limit replaces the recorded one.
@@ -344,6 +348,8 @@ impl Default for RunOptions {
             settle_ties: true,
             mutant_scope: base.mutant_scope,
             witnesses: base.witnesses,
+            kills: base.kills,
+            issue_focus: base.issue_focus,
             budget_usd: None,
         }
     }
@@ -621,6 +627,8 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         settle_ties: a.settle_ties,
         mutant_scope: a.mutant_scope,
         witnesses: a.witnesses,
+        kills: a.kills,
+        issue_focus: a.issue_focus,
         budget_usd: a.budget_usd.map(check_budget).transpose()?,
     };
     let needs_model =

@@ -44,6 +44,10 @@ pub(super) struct Prepared {
     test_rel: String,
     staged: Staged,
     traced: Vec<String>,
+    /// The request's `per_test` and `select`.
+    per_test: bool,
+    select: Vec<String>,
+    stop_at_first_failure: bool,
     /// The staged files as a tar.
     tar: Vec<u8>,
 }
@@ -71,6 +75,9 @@ impl DockerExecutor {
             test_rel,
             staged,
             traced,
+            per_test: req.per_test,
+            select: req.select.clone(),
+            stop_at_first_failure: req.stop_at_first_failure,
             tar: tar.finish().map_err(pack)?,
         })
     }
@@ -212,13 +219,20 @@ impl DockerExecutor {
         script.push_str(&self.activation());
         script.push_str("exec ");
         script.push_str(&quote(&self.cfg.python));
-        for arg in pytest_run::pytest_args(&dirs, &p.test_rel, !p.traced.is_empty()) {
+        let args = pytest_run::pytest_args(
+            &dirs,
+            &p.test_rel,
+            !p.traced.is_empty(),
+            &p.select,
+            p.stop_at_first_failure,
+        );
+        for arg in args {
             script.push(' ');
             script.push_str(&quote(&arg));
         }
         script.push_str(" </dev/null");
         let env: Vec<String> = self
-            .run_environment(&p.traced)
+            .run_environment(&p.traced, p.per_test)
             .into_iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
@@ -329,12 +343,18 @@ impl DockerExecutor {
     ) -> serde_json::Value {
         let dirs = self.dirs();
         let run = dirs.run_dir();
-        let args: Vec<String> = pytest_run::pytest_args(&dirs, &p.test_rel, !p.traced.is_empty())
-            .into_iter()
-            .skip(3)
-            .collect();
+        let args: Vec<String> = pytest_run::pytest_args(
+            &dirs,
+            &p.test_rel,
+            !p.traced.is_empty(),
+            &p.select,
+            p.stop_at_first_failure,
+        )
+        .into_iter()
+        .skip(3)
+        .collect();
         let env: serde_json::Map<String, serde_json::Value> = self
-            .run_environment(&p.traced)
+            .run_environment(&p.traced, p.per_test)
             .into_iter()
             .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v)))
             .collect();
@@ -375,7 +395,7 @@ impl DockerExecutor {
         if state.zygote.is_none() {
             let docker = &self.hosts[self.workers[idx].host].docker;
             let env = self
-                .run_environment(&[])
+                .run_environment(&[], false)
                 .into_iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
@@ -405,7 +425,7 @@ impl DockerExecutor {
 
     /// The environment pytest runs with, over the container's own: what the user passed by
     /// name, then the run's own variables.
-    fn run_environment(&self, traced: &[String]) -> Vec<(String, String)> {
+    fn run_environment(&self, traced: &[String], per_test: bool) -> Vec<(String, String)> {
         let mut env = pytest_run::passed_env(&self.cfg.pass_env);
         env.extend(
             pytest_run::environment(
@@ -413,6 +433,7 @@ impl DockerExecutor {
                 &self.cfg.pythonpath,
                 self.user_base.as_deref(),
                 traced,
+                per_test,
             )
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v)),

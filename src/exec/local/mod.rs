@@ -300,8 +300,14 @@ impl LocalExecutor {
         }
         // The environment every run gets, cold or warm, sandboxed or not, so that all give the
         // same logs.
-        let env = self.run_env(w, &traced);
-        let args = pytest_run::pytest_args(&dirs, &test_rel, !traced.is_empty());
+        let env = self.run_env(w, &traced, req.per_test);
+        let args = pytest_run::pytest_args(
+            &dirs,
+            &test_rel,
+            !traced.is_empty(),
+            &req.select,
+            req.stop_at_first_failure,
+        );
         let (end, raw_log, duration) = if self.warm.is_some() {
             let run = warm::Run {
                 slot: &w.zygote,
@@ -399,7 +405,7 @@ impl LocalExecutor {
             python: &self.python,
             script,
             copy: &w.copy,
-            env: self.run_env(w, &[]),
+            env: self.run_env(w, &[], false),
             plan,
             stderr: w.zygote_err.clone(),
             clean,
@@ -411,12 +417,13 @@ impl LocalExecutor {
 
     /// The whole environment of a run: what it inherits from evootter's, plus the run's own
     /// variables (what `environment` gives a cold run's command).
-    fn run_env(&self, w: &Worker, traced: &[String]) -> Vec<(String, String)> {
+    fn run_env(&self, w: &Worker, traced: &[String], per_test: bool) -> Vec<(String, String)> {
         let set = pytest_run::environment(
             &w.dirs(),
             &self.pythonpath,
             self.user_base.as_deref(),
             traced,
+            per_test,
         );
         let mut env: std::collections::BTreeMap<String, String> =
             self.inherited.iter().cloned().collect();

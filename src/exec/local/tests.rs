@@ -93,6 +93,9 @@ fn request(test: &str, overrides: &[(&str, &str)], timeout_s: u64) -> ExecReques
         timeout: Duration::from_secs(timeout_s),
         trace: vec![],
         tracer: Default::default(),
+        per_test: false,
+        select: vec![],
+        stop_at_first_failure: false,
     }
 }
 
