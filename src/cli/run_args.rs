@@ -236,10 +236,11 @@ pub struct RunArgs {
     /// before). Default: failing-cases.
     #[arg(long, value_name = "failing-cases|whole-log")]
     pub kills: Option<evootter::engine::KillScope>,
-    /// Do not weigh how much of a test is about the issue. By default a test that fails on
-    /// c_old and whose literal values (strings, numbers) are at least half the issue's ranks
-    /// before one whose values mostly are not (a broad test of many cases, a test of
-    /// neighbouring behaviour), before rescues and kills decide.
+    /// Do not weigh how much of a test is about the issue. By default, among tests that fail
+    /// on c_old and are ranked alike by their rescues, one with a larger share of its literal
+    /// values (strings, numbers; in quarters, three and more counting as all; a test with none
+    /// counting as half) in the issue's text ranks first (a broad test of many cases, a test
+    /// of neighbouring behaviour, uses values of its own), before kills decide.
     #[arg(long)]
     pub no_issue_focus: bool,
     /// Stop before a model call that would take the run's spending past this many dollars

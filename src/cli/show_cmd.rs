@@ -93,6 +93,7 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
         doc.inputs.repo.display(),
         doc.phase
     );
+    println!("{}", doc.config.fitness_words());
     if let Some(pool) = &doc.pool {
         println!(
             "mutant {}",

@@ -71,8 +71,8 @@ impl CellView {
         match self {
             CellView::Killed(Cell::KilledStatus) => "killed (status changed)",
             CellView::Killed(Cell::KilledLog) => "killed (log only)",
-            CellView::Killed(Cell::KilledPassing) => "killed (passing cases only)",
-            CellView::Killed(Cell::Rescued) => "rescued",
+            CellView::Killed(Cell::KilledPassing) => "killed in passing cases only (not counted)",
+            CellView::Killed(Cell::Rescued) => "rescued (passes on the mutant)",
             CellView::Killed(Cell::TimedOut) => "timed out",
             CellView::Killed(Cell::Survived) => "survived",
             CellView::Error => "error",

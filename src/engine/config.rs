@@ -401,6 +401,39 @@ fn yes() -> bool {
 }
 
 impl RunConfig {
+    /// How this run's tests were compared, in a line (`show`'s header): the options that
+    /// change which tests a cut keeps.
+    pub fn fitness_words(&self) -> String {
+        if self.selection != SelectionStrategy::Mutation {
+            return format!("selection {} (no fitness)", self.selection);
+        }
+        match self.fitness {
+            FitnessRule::Paper => "fitness paper: every kill".into(),
+            FitnessRule::BrtKills => {
+                "fitness brt-kills: passing on c_old last, then the best rescuer's share, then \
+                 every kill"
+                    .into()
+            }
+            FitnessRule::Brt => format!(
+                "fitness brt: rescues {}, issue focus {}, kills of {}",
+                if self.witnesses {
+                    "judged by the repository's tests"
+                } else {
+                    "a tie-break (--no-witnesses)"
+                },
+                if self.issue_focus {
+                    "on"
+                } else {
+                    "off (--no-issue-focus)"
+                },
+                match self.kills {
+                    KillScope::FailingCases => "the failing cases",
+                    KillScope::WholeLog => "the whole log (--kills whole-log)",
+                }
+            ),
+        }
+    }
+
     /// Timeout for a mutant execution of a test whose `c_old` run took `baseline_secs`:
     /// `(baseline + 1 s) x 10`, capped by `--timeout`. A mutant that makes a test loop forever
     /// is a kill, and waiting the full cap for it would dominate the run.

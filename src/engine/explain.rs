@@ -214,6 +214,15 @@ impl<'a> Cut<'a> {
         format!("{bound}{} of {}", v.kept, v.of)
     }
 
+    /// The fitness rule as `--fitness` names it.
+    fn rule_name(&self) -> &'static str {
+        match self.doc.config.fitness {
+            FitnessRule::Brt => "brt",
+            FitnessRule::BrtKills => "brt-kills",
+            FitnessRule::Paper => "paper",
+        }
+    }
+
     /// Which tests a judged rescue ranks, by which mutant and how plausible a fix it is.
     fn surrogate_line(&self) -> Option<String> {
         let each: Vec<String> = self
@@ -229,9 +238,10 @@ impl<'a> Cut<'a> {
             return None;
         }
         Some(format!(
-            "rescues judged by the repository's tests: {}; of the tests failing on c_old, one \
-             rescued by a fix that keeps all of them ranks first, one rescued only by fixes \
-             that break half or more ranks last, before the issue's values and kills",
+            "rescues judged by the repository's tests: {}; among the tests failing on c_old, \
+             one rescued by a mutant that keeps every repository test passing ranks first, one \
+             rescued only by mutants that break half or more of them last, and other rescues \
+             weigh nothing",
             each.join(", ")
         ))
     }
@@ -455,10 +465,16 @@ impl<'a> Cut<'a> {
     /// Why fitness could not separate the tied tests: the same kills (no mutant of the sample
     /// tells them apart), or as many different ones.
     fn why_tied(&self, tie: &TieBreak) -> Option<String> {
-        let kills: Vec<&Vec<MutantId>> = tie
+        // The kills fitness counted (not those it leaves out: `p` cells, rescues).
+        let kills: Vec<Vec<&MutantId>> = tie
             .tied
             .iter()
-            .map(|t| self.g.scores.get(t).map(|s| &s.kills))
+            .map(|t| {
+                self.g
+                    .scores
+                    .get(t)
+                    .map(|s| s.counted_kills(&self.doc.config))
+            })
             .collect::<Option<_>>()?;
         let first = kills.first()?;
         let m = self.g.mutants.len();
@@ -719,10 +735,13 @@ impl<'a> Cut<'a> {
                 } else {
                     "ranks below every test that fails there"
                 };
-                format!("{test} {has} but passes on c_old, so it {ranks} (fitness rule brt)")
+                format!(
+                    "{test} {has} but passes on c_old, so it {ranks} (fitness rule {})",
+                    self.rule_name()
+                )
             }
             Fact::PassingRankedLast { tests } => format!(
-                "{} {} on c_old, so {} below every test that fails there (fitness rule brt)",
+                "{} {} on c_old, so {} below every test that fails there (fitness rule {})",
                 tests.join(", "),
                 if tests.len() == 1 { "passes" } else { "pass" },
                 if tests.len() == 1 {
@@ -730,6 +749,7 @@ impl<'a> Cut<'a> {
                 } else {
                     "they rank"
                 },
+                self.rule_name()
             ),
             Fact::KeptPassing { test } => format!(
                 "{test} passes on c_old but is kept: fitness rule paper ranks by kills alone \

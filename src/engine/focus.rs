@@ -68,7 +68,7 @@ impl IssueFocus {
     /// `3 of 4 values the issue names`, for explanations.
     pub fn describe(self) -> String {
         if self.of == 0 {
-            "no literal values".to_string()
+            "no literal values, counted as half".to_string()
         } else {
             format!(
                 "{} of {} value{} the issue names",

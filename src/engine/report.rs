@@ -170,8 +170,14 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutant_reach": doc.config.reach.to_string(),
         "settle_ties": doc.config.settle_ties,
         "witnesses": doc.config.witnesses,
-        "kills": doc.config.kills.to_string(),
-        "issue_focus": doc.config.issue_focus,
+        // What the run's fitness rule did count: only the BRT rule weighs these.
+        "kills": if doc.config.fitness == super::config::FitnessRule::Brt {
+            doc.config.kills
+        } else {
+            super::config::KillScope::WholeLog
+        }
+        .to_string(),
+        "issue_focus": doc.config.issue_focus && doc.config.fitness == super::config::FitnessRule::Brt,
         // The repository's tests that judged the rescuers, their runs and verdicts.
         "witness_runs": doc.witnesses.as_ref().map(|w| json!({
             "modules": w.modules.iter().map(|m| &m.rel_path).collect::<Vec<_>>(),
@@ -205,7 +211,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "execution_seconds_sum": round2(exec_secs),
         "jobs": doc.config.jobs,
         "selection": doc.config.selection,
-        "fitness": doc.config.fitness,
+        // As `--fitness` names it.
+        "fitness": doc.config.fitness.to_string(),
         "rescue_tiebreak": doc.config.rescue_tiebreak,
         "crossover": doc.config.crossover,
         "seed": doc.config.seed,

@@ -281,13 +281,19 @@ impl TestScore {
     /// failing-cases`, not those only in cases the test passes on `c_old`, nor rescues (the
     /// mutant made it pass: evidence of its own, which the repository's tests judge).
     pub fn counted(&self, config: &super::config::RunConfig) -> usize {
+        self.counted_kills(config).len()
+    }
+
+    /// The mutants `counted` counts.
+    pub fn counted_kills(&self, config: &super::config::RunConfig) -> Vec<&MutantId> {
         let failing_only = config.fitness == super::config::FitnessRule::Brt
             && config.kills == super::config::KillScope::FailingCases;
-        if failing_only {
-            self.kills.len() - self.passing_kills.len() - self.rescues.len()
-        } else {
-            self.kills.len()
-        }
+        self.kills
+            .iter()
+            .filter(|m| {
+                !failing_only || !(self.passing_kills.contains(m) || self.rescues.contains(m))
+            })
+            .collect()
     }
 
     /// Of the kills `counted` counts, those that changed a case's status or the outcome (a
