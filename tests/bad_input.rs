@@ -210,6 +210,8 @@ fn bad_flags_are_refused_before_a_session_exists() {
     let cases: &[(&[&str], &str)] = &[
         (&["--mutants", "0"], "--mutants must be at least 1"),
         (&["--tests", "0"], "--tests must be at least 1"),
+        (&["--tests", "-1"], "--tests must be at least 1"),
+        (&["--mutants", "-3"], "--mutants must be at least 1"),
         (&["--jobs", "0"], "--jobs must be at least 1"),
         (&["--jobs", "1000"], "pass at most --jobs"),
         (&["--timeout", "0"], "--timeout must be a positive number"),

@@ -120,16 +120,23 @@ impl Progress {
                     .iter()
                     .map(|(k, n)| format!("{k} {n}"))
                     .collect();
-                self.line(format!(
-                    "   reach: generation {generation}'s tests execute {reached} of the pool's {} \
-                     mutants on c_old; the other {unreached}{} never run",
-                    reached + unreached,
-                    if kinds.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", kinds.join(", "))
-                    }
-                ));
+                self.line(if unreached == 0 {
+                    format!(
+                        "   reach: generation {generation}'s tests execute every one of the \
+                         pool's {reached} mutants on c_old"
+                    )
+                } else {
+                    format!(
+                        "   reach: generation {generation}'s tests execute {reached} of the \
+                         pool's {} mutants on c_old; the other {unreached}{} never run",
+                        reached + unreached,
+                        if kinds.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", kinds.join(", "))
+                        }
+                    )
+                });
                 self.line(format!(
                     "   sample: {mutants} reached mutants, {executions} executions ({cached} cached)"
                 ));

@@ -34,11 +34,11 @@ pub struct RunArgs {
     pub initial_tests: Option<PathBuf>,
     /// n, the population size: the first N candidates in name order, or N tests from the
     /// model. Default 8 (or the instance's).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count)]
     pub tests: Option<usize>,
     /// m, the size of the mutant pool; generation g runs about 2m/|tests| of them. Default 20
     /// (or the instance's).
-    #[arg(long, value_name = "M")]
+    #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = count)]
     pub mutants: Option<usize>,
     /// Which mutants each generation samples: discriminate (those that tell the competing
     /// tests apart first: among the reached mutants, those some tests failing on c_old
@@ -314,5 +314,15 @@ impl From<RunArgs> for RunOptions {
             issue_focus: !a.no_issue_focus,
             budget_usd: a.budget_usd,
         }
+    }
+}
+
+/// A count (`--tests`, `--mutants`): a negative number reads as 0, which the run's own check
+/// refuses as every other bad count ("--tests must be at least 1"), not as an unknown
+/// argument `-1`.
+fn count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) => Ok(n.max(0) as usize),
+        Err(_) => Err("must be a whole number, at least 1".into()),
     }
 }

@@ -12,7 +12,7 @@ use super::state::{
     Progress, Prompt, RerunState, Screen, Search, State,
 };
 use crate::engine::events::Resume;
-use crate::engine::{ActRequest, Event, Phase, SessionDoc, Target};
+use crate::engine::{ActRequest, Event, MutantId, Phase, SessionDoc, Target, TestId};
 use crate::mutate::MutantKind;
 use crate::workbench::Command;
 use std::collections::BTreeSet;
@@ -183,6 +183,22 @@ impl State {
     }
 
     /// Keeps the selection inside the grid and in view.
+    /// Puts the Grid's selection back on `pair` after its rows or columns changed (a sort, a
+    /// filter, another generation): the selection follows the test and the mutant, not the
+    /// position, so the next act lands on the test the user chose. A test or mutant no
+    /// longer shown leaves its coordinate where it was.
+    fn reselect(&mut self, pair: Option<(TestId, MutantId)>) {
+        if let (Some((t, m)), Some(grid)) = (pair, self.grid()) {
+            if let Some(r) = grid.tests.iter().position(|x| *x == t) {
+                self.row = r;
+            }
+            if let Some(c) = grid.mutants.iter().position(|x| *x == m) {
+                self.col = c;
+            }
+        }
+        self.clamp_grid();
+    }
+
     fn clamp_grid(&mut self) {
         let Some(grid) = self.grid() else {
             return;
@@ -416,13 +432,17 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         | Action::Add
         | Action::AddFile => act(s, action, fx),
         Action::SortRows => {
+            let pair = s.selected_pair();
             s.sort_by_fitness = !s.sort_by_fitness;
-            s.clamp_grid();
+            s.reselect(pair);
         }
         Action::FilterColumns => {
+            let pair = s.selected_pair();
             s.filter = next_filter(s);
+            // The selected mutant stays selected while the filter shows it.
             s.col = 0;
             s.col_scroll = 0;
+            s.reselect(pair);
         }
         // The Batch screen's own (`tui::batch`); no session screen binds them.
         Action::ReverseSort
@@ -890,9 +910,11 @@ fn switch_generation(s: &mut State, by: i64) {
     }
     let g = s.shown_generation().unwrap_or(0);
     let to = moved(g, by).min(n - 1);
+    let pair = s.selected_pair();
     s.generation = (to + 1 < n).then_some(to);
     s.refresh();
-    s.clamp_grid();
+    // A test of both generations (a survivor) stays selected.
+    s.reselect(pair);
 }
 
 /// An act at the gate, on the selected test of the Curate list, or on the Grid on the
@@ -940,8 +962,19 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::Send(Command::Act(act)))
         }
         (Action::Pin, Some(test)) => {
+            // A test that passes on c_old cannot reproduce the bug: the prompt says so before
+            // the run ends on it.
+            let passes = s
+                .doc
+                .execution(&test, &Target::Old)
+                .is_some_and(|e| e.outcome == crate::exec::Outcome::Passed);
+            let warning = if passes {
+                " it passes on c_old, so it cannot reproduce the bug;"
+            } else {
+                ""
+            };
             s.confirm = Some(Confirm {
-                question: format!("pin {test} as the final test and end the run? y/n"),
+                question: format!("pin {test} as the final test and end the run?{warning} y/n"),
                 then: Confirmed::Pin(test),
             })
         }
@@ -1564,6 +1597,117 @@ mod tests {
             keys[0].1 < keys.iter().map(|k| k.1).max().unwrap(),
             "{keys:?}"
         );
+    }
+
+    #[test]
+    fn pinning_a_test_that_passes_on_c_old_says_it_cannot_reproduce_the_bug() {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: 0 };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: 0 }),
+            },
+        );
+        update(&mut s, Action::Grid);
+        while s.grid().unwrap().generation > 0 {
+            update(&mut s, Action::PrevGeneration);
+        }
+        let tests = s.grid().unwrap().tests;
+        let passes = |t: &TestId| {
+            s.doc.execution(t, &Target::Old).unwrap().outcome == crate::exec::Outcome::Passed
+        };
+        let (pass, fail) = (
+            tests.iter().position(passes).unwrap(),
+            tests.iter().position(|t| !passes(t)).unwrap(),
+        );
+        for (row, warned) in [(pass, true), (fail, false)] {
+            s.row = row;
+            update(&mut s, Action::Pin);
+            let asked = s.confirm.take().unwrap().question;
+            assert!(
+                asked.starts_with(&format!("pin {} ", tests[row])),
+                "{asked}"
+            );
+            assert_eq!(
+                asked.contains("it passes on c_old, so it cannot reproduce the bug"),
+                warned,
+                "{asked}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_selection_follows_the_test_and_mutant_through_sorts_filters_and_generations() {
+        // Generation order t1..t4; by fitness t3 (fails, kills the most), t1, t2, t4.
+        let cands = [
+            ("test_a.py", "# FAILS KILLS 01\ndef test_a(): pass\n"),
+            (
+                "test_b.py",
+                "# KILLS 0123456789abcdef\ndef test_b(): pass\n",
+            ),
+            (
+                "test_c.py",
+                "# FAILS KILLS 0123456789abcdef\ndef test_c(): pass\n",
+            ),
+            ("test_d.py", "def test_d(): pass\n"),
+        ];
+        let cfg = crate::testkit::config(crate::engine::SelectionStrategy::Mutation);
+        let mut s = State::new(
+            Arc::new(crate::testkit::scripted_run(&cands, cfg)),
+            false,
+            40,
+        );
+        update(
+            &mut s,
+            Action::Resize {
+                width: 120,
+                height: 36,
+            },
+        );
+        update(&mut s, Action::Grid);
+        while s.grid().unwrap().generation > 0 {
+            update(&mut s, Action::PrevGeneration);
+        }
+        let unsorted = s.grid().unwrap().tests;
+        update(&mut s, Action::SortRows);
+        let sorted = s.grid().unwrap().tests;
+        update(&mut s, Action::SortRows);
+        assert_ne!(
+            unsorted, sorted,
+            "the sort moves some test, or this proves nothing"
+        );
+        for r in 0..unsorted.len() {
+            s.row = r;
+            s.col = r % s.grid().unwrap().mutants.len();
+            let chosen = s.selected_pair().unwrap();
+            update(&mut s, Action::SortRows);
+            assert_eq!(s.selected_pair(), Some(chosen.clone()), "row {r}, sorted");
+            update(&mut s, Action::SortRows);
+            assert_eq!(s.selected_pair(), Some(chosen), "row {r}, unsorted again");
+        }
+        // A filter keeps the selected mutant while it shows it, and the test always.
+        let row_test = |s: &State| s.grid().unwrap().tests[s.row].clone();
+        let test = row_test(&s);
+        for _ in 0..4 {
+            let before = s.selected_pair();
+            update(&mut s, Action::FilterColumns);
+            assert_eq!(row_test(&s), test, "filter {:?}", s.filter);
+            if let Some((_, m)) = before
+                && s.grid().unwrap().mutants.contains(&m)
+            {
+                assert_eq!(s.selected_pair(), Some((test.clone(), m)), "{:?}", s.filter);
+            }
+        }
+        // A survivor of generation 0 stays selected on generation 1.
+        let next = s.doc.generations[1].tests.clone();
+        let g0 = s.grid().unwrap();
+        s.row = g0.tests.iter().position(|t| next.contains(t)).unwrap();
+        let (t, _) = s.selected_pair().unwrap();
+        update(&mut s, Action::NextGeneration);
+        assert_eq!(s.grid().unwrap().generation, 1);
+        assert_eq!(s.selected_pair().unwrap().0, t);
     }
 
     #[test]
