@@ -42,9 +42,7 @@ impl Cell {
     pub fn is_kill(self) -> bool {
         self != Cell::Survived
     }
-}
 
-impl Cell {
     /// Whether the cell counts as a kill under the BRT rule: a change of the test's failing
     /// part (a test passing on `c_old` has none, and every kill of it counts).
     pub fn is_failing_kill(self) -> bool {
@@ -57,30 +55,39 @@ pub fn cell(old: &Execution, mutant: &Execution) -> Cell {
         (Some(a), Some(b)) => Some(a == b),
         _ => None,
     };
-    decide(Runs {
-        same_log: old.normalized_log == mutant.normalized_log,
-        old: old.outcome,
-        mutant: mutant.outcome,
-        old_statuses: &old.status_map,
-        mutant_statuses: &mutant.status_map,
+    decide(Runs::of(
+        (&old.normalized_log, old.outcome, &old.status_map),
+        (&mutant.normalized_log, mutant.outcome, &mutant.status_map),
         same_part,
-    })
+    ))
 }
 
 /// The cell of two fresh results (not recorded in a session), by the same rule as `cell`.
 pub fn cell_of_results(old: &crate::exec::ExecResult, mutant: &crate::exec::ExecResult) -> Cell {
     let part = |log: &str| failing_part(log, &old.status_map);
-    decide(Runs {
-        same_log: old.normalized_log == mutant.normalized_log,
-        old: old.outcome,
-        mutant: mutant.outcome,
-        old_statuses: &old.status_map,
-        mutant_statuses: &mutant.status_map,
-        same_part: Some(part(&old.normalized_log) == part(&mutant.normalized_log)),
-    })
+    decide(Runs::of(
+        (&old.normalized_log, old.outcome, &old.status_map),
+        (&mutant.normalized_log, mutant.outcome, &mutant.status_map),
+        Some(part(&old.normalized_log) == part(&mutant.normalized_log)),
+    ))
 }
 
-/// What the kill decision reads of a test's two runs.
+/// A run as the kill decision reads it: its normalized log, outcome and per-test statuses.
+type Side<'a> = (&'a str, Outcome, &'a BTreeMap<String, String>);
+
+impl<'a> Runs<'a> {
+    fn of(old: Side<'a>, mutant: Side<'a>, same_part: Option<bool>) -> Self {
+        Runs {
+            same_log: old.0 == mutant.0,
+            old: old.1,
+            mutant: mutant.1,
+            old_statuses: old.2,
+            mutant_statuses: mutant.2,
+            same_part,
+        }
+    }
+}
+
 struct Runs<'a> {
     same_log: bool,
     old: Outcome,

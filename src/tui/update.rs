@@ -1356,6 +1356,21 @@ mod tests {
         fixture::finished_session()
     }
 
+    /// The finished session as if paused at generation `g`'s gate, on the Grid.
+    fn paused_on_the_grid(g: usize) -> State {
+        let mut d = doc();
+        d.phase = Phase::Crossover { generation: g };
+        let mut s = State::new(Arc::new(d), false, 40);
+        update(
+            &mut s,
+            Action::Event {
+                event: Box::new(Event::Paused { generation: g }),
+            },
+        );
+        update(&mut s, Action::Grid);
+        s
+    }
+
     fn state() -> State {
         let mut s = State::new(Arc::new(doc()), false, 40);
         update(
@@ -1601,16 +1616,7 @@ mod tests {
 
     #[test]
     fn pinning_a_test_that_passes_on_c_old_says_it_cannot_reproduce_the_bug() {
-        let mut d = doc();
-        d.phase = Phase::Crossover { generation: 0 };
-        let mut s = State::new(Arc::new(d), false, 40);
-        update(
-            &mut s,
-            Action::Event {
-                event: Box::new(Event::Paused { generation: 0 }),
-            },
-        );
-        update(&mut s, Action::Grid);
+        let mut s = paused_on_the_grid(0);
         while s.grid().unwrap().generation > 0 {
             update(&mut s, Action::PrevGeneration);
         }
@@ -1975,16 +1981,7 @@ mod tests {
     /// nothing the run can use.
     #[test]
     fn on_the_grid_at_a_gate_the_act_keys_act_on_the_selected_row() {
-        let mut d = doc();
-        d.phase = Phase::Crossover { generation: 1 };
-        let mut s = State::new(Arc::new(d), false, 40);
-        update(
-            &mut s,
-            Action::Event {
-                event: Box::new(Event::Paused { generation: 1 }),
-            },
-        );
-        update(&mut s, Action::Grid);
+        let mut s = paused_on_the_grid(1);
         assert_eq!(s.screen, Screen::Grid);
         update(&mut s, Action::Down);
         let row_test = s.grid().unwrap().tests[s.row].clone();
