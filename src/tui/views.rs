@@ -220,12 +220,18 @@ fn highlight_editor(
 
 /// A question in a box of its own, over everything.
 fn draw_confirm(f: &mut Frame, c: &Ctx, area: Rect, question: &str) {
-    let w = (question.chars().count() as u16 + 4).min(area.width);
+    let len = question.chars().count() as u16;
+    let w = (len + 4).min(area.width);
+    // A question wider than the screen wraps: the box grows so that its end (`y/n`) shows
+    // (word wrapping may take a line more than the characters need).
+    let inner = w.saturating_sub(4).max(1);
+    let h = (len.div_ceil(inner) + 1 + 2).min(area.height);
+    let h = if len + 4 <= area.width { 3 } else { h };
     let r = Rect::new(
         area.x + (area.width - w) / 2,
-        area.y + area.height / 2 - 1,
+        area.y + (area.height - h) / 2,
         w,
-        3,
+        h,
     );
     f.render_widget(Clear, r);
     f.render_widget(
