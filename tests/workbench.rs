@@ -402,6 +402,16 @@ fn screens_agree(doc: &Arc<SessionDoc>, vetoed: &[&str], going_on: &[&str]) {
         .unwrap();
         format!("{}", term.backend())
     };
+    update(&mut s, Action::Grid);
+    let grid = draw(&s);
+    let title = doc.gate(0).cut_words();
+    let title = title
+        .split_once("; ")
+        .map_or(title.clone(), |(_, acts)| acts.to_owned());
+    assert!(
+        grid.contains(&title),
+        "the Grid's title says `{title}`:\n{grid}"
+    );
     update(&mut s, Action::Timeline);
     let timeline = draw(&s);
     update(&mut s, Action::Curate);
@@ -447,6 +457,70 @@ fn screens_agree(doc: &Arc<SessionDoc>, vetoed: &[&str], going_on: &[&str]) {
     assert!(cut.iter().any(|l| l.ends_with(&going)), "{cut:#?}");
     assert!(timeline.contains(&going), "{timeline}");
     assert!(curate.contains(&going), "{curate}");
+}
+
+/// The sequence: a veto taken back, then an edit of the same test and an add. The
+/// veto no longer counts anywhere, the edit replaces the test, and every screen, the cut's
+/// explanation, `show`'s marks and report.json count the tests that go on, with the
+/// generation's executions counting the two new rows.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_veto_taken_back_then_an_edit_and_an_add_read_the_same_everywhere() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _exec) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    let before = wb.snapshot().generations[0].executions;
+    for req in [
+        ActRequest::Veto { test: "t2".into() },
+        ActRequest::Unveto { test: "t2".into() },
+        ActRequest::Edit {
+            test: "t2".into(),
+            source: "# FAILS KILLS mended\ndef test_b(): assert True\n".into(),
+        },
+        ActRequest::Add {
+            name: "test_mine.py".into(),
+            source: "# FAILS mine\ndef test_mine(): pass\n".into(),
+        },
+    ] {
+        wb.send(Command::Act(req));
+        let e = until(&mut wb, "the act", |e| {
+            matches!(e, Event::Acted { .. } | Event::ActRefused { .. })
+        })
+        .await;
+        assert!(matches!(e, Event::Acted { .. }), "{e:?}");
+    }
+    let doc = wb.snapshot();
+    let (edit, mine) = ("t5", "t6");
+    assert_eq!(doc.parents(0), ["t1", edit, mine]);
+    let gate = doc.gate(0);
+    assert_eq!(gate.fate(&"t2".into()), evootter::engine::Fate::Edited);
+    assert!(gate.vetoed.is_empty(), "the veto was taken back: {gate:?}");
+    assert_eq!(gate.cut_words(), "cut 4 -> 2; 3 go to crossover");
+    screens_agree(&doc, &[], &["t1", edit, mine]);
+    let cut = evootter::engine::explain::explain_cut(&doc, 0)
+        .unwrap()
+        .lines;
+    assert!(cut.iter().all(|l| !l.contains("vetoed by you")), "{cut:#?}");
+    assert!(
+        cut.iter()
+            .any(|l| l.contains("t2 (") && l.contains("edited by you into t5")),
+        "{cut:#?}"
+    );
+    // Two rows more, each on c_old (twice: flakiness is checked) and every mutant.
+    let g = &doc.generations[0];
+    assert_eq!(g.executions, before + 2 * (2 + g.mutants.len()));
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+    let report = read_json(&tiny.out("wb").join("report.json"));
+    let g0 = &report["generations"][0];
+    assert_eq!(g0["going_on"], serde_json::json!(["t1", edit, mine]));
+    assert_eq!(g0["vetoed"], serde_json::json!([]));
+    assert_eq!(g0["fates"]["t2"], "edited (you)");
+    assert_eq!(g0["fates"][edit], "yours, goes on");
+    assert_eq!(g0["fates"]["t3"], "dropped");
 }
 
 /// Helper for the assertions above: the test an act names.

@@ -113,16 +113,14 @@ fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
         for line in column_numbers(m.mutants.len()) {
             println!("       {line}");
         }
+        let gate = doc.gate(g);
         for (i, t) in m.tests.iter().enumerate() {
             let row: String = m.cells[i].iter().map(|c| c.glyph()).collect();
             let score = gen_.scores.get(t);
-            let kept = if gen_.selected.contains(t) {
-                "kept"
-            } else {
-                ""
-            };
+            // The word every screen shows for what became of it at the gate.
+            let kept = gate.fate(t).label();
             println!(
-                "  {t:>4} {row}  kills {:>2}  c_old {:<8} {:<4} {}{}",
+                "  {t:>4} {row}  kills {:>2}  c_old {:<8} {:<7} {}{}",
                 score.map_or(0, |s| s.counted(&doc.config)),
                 score.map_or("-".into(), |s| format!("{:?}", s.old_outcome)
                     .to_lowercase()),

@@ -199,14 +199,21 @@ impl Engine {
                 id
             }
         };
-        if !self.doc.generations[g].tests.contains(&id) {
+        let joins = !self.doc.generations[g].tests.contains(&id);
+        if joins {
             self.doc.generations[g].tests.push(id.clone());
         }
         let peers = self.doc.generations[g].tests.clone();
-        let per_test =
-            Target::baselines(&self.doc.config).len() + self.doc.generations[g].mutants.len();
+        let mutants = self.doc.generations[g].mutants.clone();
+        let (per_test, had) = self.workload(std::slice::from_ref(&id), &mutants, u64::MAX);
         self.execute(g, std::slice::from_ref(&id), &peers, per_test)
             .await?;
+        // The generation's figures count the new row, as the matrix does.
+        if joins {
+            let gm = &mut self.doc.generations[g];
+            gm.executions += per_test;
+            gm.cached += had;
+        }
         let gen_ = self.doc.generations[g].clone();
         if let Some(score) = self.score_generation(&gen_).remove(&id) {
             self.doc.generations[g].scores.insert(id.clone(), score);
@@ -281,60 +288,15 @@ impl SessionDoc {
             .collect()
     }
 
-    fn curated_parents(&self, g: usize) -> Vec<TestId> {
-        let selected = &self.generations[g].selected;
-        // Where selection ranked a test (the user's own after every selected one).
-        let rank = |t: &TestId| selected.iter().position(|s| s == t).unwrap_or(usize::MAX);
-        let mut parents = selected.clone();
-        for a in self.counting_acts(g) {
-            match &a.kind {
-                ActKind::Veto { test } => parents.retain(|t| t != test),
-                // Back where selection ranked it, as if never vetoed.
-                ActKind::Unveto { test } if !parents.contains(test) => {
-                    let at = parents.iter().position(|p| rank(p) > rank(test));
-                    parents.insert(at.unwrap_or(parents.len()), test.clone());
-                }
-                ActKind::Edit { test, new_test } => match parents.iter().position(|t| t == test) {
-                    Some(i) => parents[i] = new_test.clone(),
-                    None if !parents.contains(new_test) => parents.push(new_test.clone()),
-                    None => {}
-                },
-                ActKind::Add { new_test } if !parents.contains(new_test) => {
-                    parents.push(new_test.clone())
-                }
-                _ => {}
-            }
-        }
-        parents
-    }
-
     /// The test pinned at gate `g` by the last pin that still counts: passing the gate ends
     /// the run with it.
     pub fn pinned(&self, g: usize) -> Option<TestId> {
-        self.counting_acts(g)
-            .into_iter()
-            .rev()
-            .find_map(|a| match &a.kind {
-                ActKind::Pin { test } => Some(test.clone()),
-                _ => None,
-            })
+        self.gate(g).pinned
     }
 
-    /// Why generation `g`'s tests do not go to crossover, as the user's acts decided: the
-    /// vetoed ones (a later edit or add that brought a test back does not count it).
+    /// The tests vetoed at gate `g` that do not go on (see `Gate::vetoed`).
     pub fn vetoed(&self, g: usize) -> Vec<TestId> {
-        let parents = self.parents(g);
-        let mut vetoed: Vec<TestId> = vec![];
-        for a in self.counting_acts(g) {
-            // Vetoed, taken back and vetoed again: one vetoed test.
-            if let ActKind::Veto { test } = &a.kind
-                && !parents.contains(test)
-                && !vetoed.contains(test)
-            {
-                vetoed.push(test.clone());
-            }
-        }
-        vetoed
+        self.gate(g).vetoed
     }
 
     /// The last act at gate `g` that still counts and can be undone.

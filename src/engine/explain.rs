@@ -8,8 +8,9 @@
 //! TUI can draw from the data.
 
 use super::config::{CutRule, FitnessRule, SelectionStrategy};
+use super::gate::{Fate, Gate};
 use super::selection::{TestFacts, otter_category, otter_cmp};
-use super::session::{ActKind, Generation, MutantId, SessionDoc, Target, TestId, TieBreak};
+use super::session::{Generation, MutantId, SessionDoc, Target, TestId, TieBreak};
 use super::witness::{self, Verdict};
 use crate::exec::{FailureKind, Outcome};
 use std::cmp::Ordering;
@@ -89,12 +90,12 @@ pub fn explain_cut(doc: &SessionDoc, generation: usize) -> Option<CutExplanation
     };
     let facts = cut.facts();
     lines.extend(facts.iter().map(|f| cut.fact_line(f)));
-    lines.extend(curation_line(doc, generation));
+    lines.extend(cut.gate.curation_line());
     Some(CutExplanation {
         generation,
         strategy,
         fitness: doc.config.fitness,
-        before: g.tests.len(),
+        before: cut.gate.ranked,
         kept: cut.kept.clone(),
         dropped: cut.dropped.clone(),
         decided_by,
@@ -104,30 +105,6 @@ pub fn explain_cut(doc: &SessionDoc, generation: usize) -> Option<CutExplanation
     })
 }
 
-/// What the user's acts at the gate made of the cut: `at the gate you vetoed t3, added t10;
-/// going to crossover: t8, t2, t10`. `None` when no act counts.
-fn curation_line(doc: &SessionDoc, g: usize) -> Option<String> {
-    let acts: Vec<String> = doc
-        .counting_acts(g)
-        .into_iter()
-        .filter(|a| {
-            !matches!(
-                a.kind,
-                ActKind::Continue | ActKind::Undo { .. } | ActKind::Redo { .. }
-            )
-        })
-        .map(|a| a.kind.describe())
-        .collect();
-    if acts.is_empty() {
-        return None;
-    }
-    let then = match doc.pinned(g) {
-        Some(t) => format!("the run ends with {t} at this gate"),
-        None => format!("going to crossover: {}", doc.parents(g).join(", ")),
-    };
-    Some(format!("at the gate you {}; {then}", acts.join(", ")))
-}
-
 /// One generation's cut with the facts selection saw.
 struct Cut<'a> {
     doc: &'a SessionDoc,
@@ -135,6 +112,8 @@ struct Cut<'a> {
     facts: BTreeMap<TestId, TestFacts>,
     kept: Vec<TestId>,
     dropped: Vec<TestId>,
+    /// What the user's acts made of the cut.
+    gate: Gate,
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -151,13 +130,15 @@ impl<'a> Cut<'a> {
             .into_iter()
             .map(|f| (f.id.clone(), f))
             .collect();
+        let gate = doc.gate(g.index);
         // The stored ranking is the order selection left; a test missing from it (an older
-        // session) goes last, in generation order.
+        // session) goes last, in generation order. The user's own tests came after the cut:
+        // selection dropped none of them.
         let mut order: Vec<TestId> = g.ranking.clone();
         let unranked: Vec<TestId> = g
             .tests
             .iter()
-            .filter(|t| !g.ranking.contains(t))
+            .filter(|t| !g.ranking.contains(t) && !gate.yours.contains(t))
             .cloned()
             .collect();
         order.extend(unranked);
@@ -171,6 +152,7 @@ impl<'a> Cut<'a> {
             facts,
             kept: g.selected.clone(),
             dropped,
+            gate,
         }
     }
 
@@ -247,7 +229,7 @@ impl<'a> Cut<'a> {
     }
 
     fn cut_words(&self) -> String {
-        format!("cut {} -> {}", self.g.tests.len(), self.kept.len())
+        format!("cut {} -> {}", self.gate.ranked, self.kept.len())
     }
 
     /// `t1 (6 kills)` for the first of a list, `t3 (5)` after it, with what else ranks it.
@@ -273,18 +255,17 @@ impl<'a> Cut<'a> {
         {
             notes.push(format!("{}/{} issue values", f.focus.named, f.focus.of));
         }
-        // What the user did to a kept test at the gate, so the cut never reads as keeping a
-        // test that does not go on.
-        // Vetoed as the acts that count leave it (a veto taken back does not count).
-        if self.doc.vetoed(self.g.index).contains(t) {
-            notes.push("vetoed by you".into());
-        }
-        for a in self.doc.counting_acts(self.g.index) {
-            if let ActKind::Edit { test, new_test } = &a.kind
-                && test == t
-            {
-                notes.push(format!("edited by you into {new_test}"))
+        // What the user did to a test at the gate, so the cut never reads as keeping a test
+        // that does not go on.
+        match self.gate.fate(t) {
+            Fate::Vetoed => notes.push("vetoed by you".into()),
+            Fate::Pinned => notes.push("pinned by you".into()),
+            Fate::Edited => {
+                if let Some(into) = self.gate.edited_into(t) {
+                    notes.push(format!("edited by you into {into}"))
+                }
             }
+            _ => {}
         }
         format!("{t} ({})", notes.join(", "))
     }

@@ -500,7 +500,12 @@ impl Engine {
 
     /// Executions `tests` x (baselines + `mutants`) needs, and how many of them had run by
     /// execution `seq` (the cached ones, when that is where the generation started).
-    fn workload(&self, tests: &[TestId], mutants: &[MutantId], seq: u64) -> (usize, usize) {
+    pub(super) fn workload(
+        &self,
+        tests: &[TestId],
+        mutants: &[MutantId],
+        seq: u64,
+    ) -> (usize, usize) {
         let targets = self.targets(mutants);
         let cached = tests
             .iter()
@@ -657,11 +662,26 @@ impl Engine {
         total: usize,
     ) -> Result<StepProgress, EngineError> {
         let targets = self.targets(&self.generation(g)?.mutants);
+        // What already ran counts, its kills too, so the figures agree with the matrix.
+        let cached_kill = |t: &TestId, tg: &Target| {
+            let old = self.doc.execution(t, &Target::Old)?;
+            let run = self.doc.execution(t, tg)?;
+            matches!(tg, Target::Mutant(_)).then(|| kill::cell(old, run).is_kill())
+        };
         Ok(StepProgress {
             total,
             done: tests
                 .iter()
                 .map(|t| targets.iter().filter(|tg| self.has_run(t, tg)).count())
+                .sum(),
+            kills: tests
+                .iter()
+                .map(|t| {
+                    targets
+                        .iter()
+                        .filter(|tg| self.has_run(t, tg) && cached_kill(t, tg) == Some(true))
+                        .count()
+                })
                 .sum(),
             ..Default::default()
         })

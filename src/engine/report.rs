@@ -80,10 +80,25 @@ pub fn report(doc: &SessionDoc) -> Value {
                 v["settling"] = json!(g.settling);
             }
             // What the user's acts at the gate made of the cut, as every screen shows it.
-            if !doc.counting_acts(g.index).is_empty() {
-                v["going_on"] = json!(doc.parents(g.index));
-                v["vetoed"] = json!(doc.vetoed(g.index));
-                v["pinned"] = json!(doc.pinned(g.index));
+            let gate = doc.gate(g.index);
+            if gate.curated() {
+                v["going_on"] = json!(gate.going_on);
+                v["vetoed"] = json!(gate.vetoed);
+                v["pinned"] = json!(gate.pinned);
+                v["edited"] = json!(
+                    gate.edits
+                        .iter()
+                        .map(|(from, into)| json!({"test": from, "into": into}))
+                        .collect::<Vec<_>>()
+                );
+                v["added"] = json!(gate.added);
+                v["acts"] = json!(gate.acts);
+                v["fates"] = json!(
+                    gate.fates()
+                        .iter()
+                        .map(|(t, f)| (t.clone(), f.label()))
+                        .collect::<BTreeMap<_, _>>()
+                );
             }
             if let Some(e) = super::explain::explain_cut(doc, g.index) {
                 v["cut"] = json!(e.lines);

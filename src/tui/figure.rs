@@ -4,7 +4,7 @@
 //! charts get fewer rows, never none.
 
 use super::grid::kind_letter;
-use super::state::{Fate, State};
+use super::state::State;
 use super::theme::{Role, Theme};
 use crate::mutate::MutantKind;
 use ratatui::Frame;
@@ -84,12 +84,7 @@ fn draw_fitness(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
                 .scores
                 .get(test)
                 .map_or(0, |sc| sc.counted(&s.doc.config));
-            let role = match s.fate(g, test) {
-                Fate::Kept | Fate::Yours | Fate::Pinned => Role::Kept,
-                Fate::Vetoed => Role::Vetoed,
-                Fate::Dropped | Fate::Edited => Role::Dropped,
-                Fate::Pending => Role::Text,
-            };
+            let role = Role::of_fate(s.fate(g, test));
             Bar::default()
                 .value(kills as u64)
                 .label(Line::from(test.clone()))

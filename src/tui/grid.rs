@@ -3,7 +3,7 @@
 //! grid each frame), with frozen headers: the column numbers and kinds above, the test id,
 //! `c_old` outcome and fitness to the left, and each column's kill count below.
 
-use super::state::{CellView, Fate, State};
+use super::state::{CellView, State};
 use super::theme::{Role, Theme};
 use crate::engine::kill::Cell;
 use crate::exec::Outcome;
@@ -178,12 +178,7 @@ impl Widget for GridWidget<'_> {
             } else if hit_rows.contains(&i) {
                 found
             } else {
-                match fate {
-                    Fate::Kept | Fate::Yours | Fate::Pinned => t.style(Role::Kept),
-                    Fate::Vetoed => t.style(Role::Vetoed),
-                    Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
-                    Fate::Pending => t.style(Role::Text),
-                }
+                t.style(Role::of_fate(fate))
             };
             buf.set_stringn(area.x, y, &label, (ROW_HEADER - 1) as usize, style);
             let ti = grid.rows[i];

@@ -197,7 +197,10 @@ impl CellCache {
             kinds,
             widened,
             reached,
-            fates: gen_.tests.iter().map(|t| fate_of(doc, g, t)).collect(),
+            fates: {
+                let gate = doc.gate(g);
+                gen_.tests.iter().map(|t| gate.fate(t)).collect()
+            },
             test_index: gen_
                 .tests
                 .iter()
@@ -229,84 +232,7 @@ impl CellCache {
     }
 }
 
-/// What became of `test` at generation `g`'s cut, from the document.
-pub fn fate_of(doc: &SessionDoc, g: usize, test: &TestId) -> Fate {
-    let Some(gen_) = doc.generations.get(g) else {
-        return Fate::Pending;
-    };
-    let acts = doc.counting_acts(g);
-    if gen_.selected_by.is_none() && acts.is_empty() {
-        return Fate::Pending;
-    }
-    if doc.pinned(g).as_ref() == Some(test) {
-        return Fate::Pinned;
-    }
-    if doc.parents(g).contains(test) {
-        let yours = acts.iter().any(|a| match &a.kind {
-            crate::engine::ActKind::Edit { new_test, .. }
-            | crate::engine::ActKind::Add { new_test } => new_test == test,
-            _ => false,
-        });
-        return if yours { Fate::Yours } else { Fate::Kept };
-    }
-    for a in acts.iter().rev() {
-        match &a.kind {
-            crate::engine::ActKind::Veto { test: t } if t == test => return Fate::Vetoed,
-            crate::engine::ActKind::Edit { test: t, .. } if t == test => return Fate::Edited,
-            _ => {}
-        }
-    }
-    Fate::Dropped
-}
-
-/// What became of a test at its generation's cut, as selection and then the user's acts
-/// that still count decided: the one word every screen shows for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    /// The generation is not cut yet.
-    Pending,
-    Kept,
-    Dropped,
-    /// Kept by selection, then vetoed by the user.
-    Vetoed,
-    /// Kept by selection, then replaced by the user's edit of it.
-    Edited,
-    /// The user's own test (written or edited), going to crossover.
-    Yours,
-    /// Pinned by the user: the run ends with it when the gate is passed.
-    Pinned,
-}
-
-impl Fate {
-    pub fn label(self) -> &'static str {
-        match self {
-            Fate::Pending => "",
-            Fate::Kept => "kept",
-            Fate::Dropped => "dropped",
-            Fate::Vetoed => "vetoed (you)",
-            Fate::Edited => "edited (you)",
-            Fate::Yours => "yours, goes on",
-            Fate::Pinned => "pinned (you)",
-        }
-    }
-
-    /// One character for the grid's row header and the Curate list (text only, as in a
-    /// snapshot): `+` goes on, `x` vetoed, `e` edited away, `P` pinned.
-    pub fn mark(self) -> char {
-        match self {
-            Fate::Kept | Fate::Yours => '+',
-            Fate::Vetoed => 'x',
-            Fate::Edited => 'e',
-            Fate::Pinned => 'P',
-            Fate::Pending | Fate::Dropped => ' ',
-        }
-    }
-
-    /// Whether the test goes on past the gate (to crossover, or as the final test).
-    pub fn goes_on(self) -> bool {
-        matches!(self, Fate::Kept | Fate::Yours | Fate::Pinned)
-    }
-}
+pub use crate::engine::Fate;
 
 /// How far a screen's pane is scrolled: the first line shown, and (where lines do not wrap)
 /// the first column.
@@ -782,7 +708,7 @@ impl State {
         {
             return *f;
         }
-        fate_of(&self.doc, g, test)
+        self.doc.gate(g).fate(test)
     }
 
     /// The tests of the curate list: the gate's parents first, then the rest of the generation.

@@ -87,6 +87,19 @@ pub enum Role {
 }
 
 impl Role {
+    /// How a test's row looks by its fate at the gate, on every screen that lists tests.
+    pub fn of_fate(fate: crate::engine::Fate) -> Role {
+        use crate::engine::Fate;
+        match fate {
+            Fate::Kept | Fate::Yours | Fate::Pinned => Role::Kept,
+            Fate::Vetoed => Role::Vetoed,
+            Fate::Dropped | Fate::Edited | Fate::Withdrawn => Role::Dropped,
+            Fate::Pending => Role::Text,
+        }
+    }
+}
+
+impl Role {
     pub const ALL: &'static [Role] = &[
         Role::Text,
         Role::Dim,

@@ -1130,13 +1130,13 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
                 "; passing the gate ({}) ends the run with {test}, {} takes the pin back",
                 keys.proceed, keys.undo
             ),
-            _ => match s.doc.pinned(act.generation) {
-                Some(p) => format!("; {p} stays pinned"),
-                None => format!(
-                    "; going to crossover: {}",
-                    s.doc.parents(act.generation).join(", ")
-                ),
-            },
+            _ => {
+                let gate = s.doc.gate(act.generation);
+                match &gate.pinned {
+                    Some(p) => format!("; {p} stays pinned"),
+                    None => format!("; {}", gate.then_words()),
+                }
+            }
         };
         let redo = match act.kind {
             crate::engine::ActKind::Undo { .. } => format!("; {} gives it back", keys.redo),

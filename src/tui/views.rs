@@ -966,13 +966,9 @@ fn fit_test_table(width: usize, rows: &[TestRow]) -> Vec<String> {
 /// How a test's row looks: by its fate, with a warning for a test of the user's that errors
 /// on `c_old` (it was accepted, but it tests nothing yet).
 fn fate_style(t: &Theme, fate: super::state::Fate, old: Option<Outcome>) -> ratatui::style::Style {
-    use super::state::Fate;
     match fate {
-        Fate::Yours if old == Some(Outcome::Error) => t.style(Role::Warning),
-        Fate::Kept | Fate::Yours | Fate::Pinned => t.style(Role::Kept),
-        Fate::Vetoed => t.style(Role::Vetoed),
-        Fate::Dropped | Fate::Edited => t.style(Role::Dropped),
-        Fate::Pending => t.style(Role::Text),
+        super::state::Fate::Yours if old == Some(Outcome::Error) => t.style(Role::Warning),
+        _ => t.style(Role::of_fate(fate)),
     }
 }
 
@@ -1055,9 +1051,17 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
     let title = match s.grid() {
         Some(g) => {
             let gen_ = &s.doc.generations[g.generation];
-            let cut = match (gen_.selected_by, gen_.selected.len()) {
-                (Some(by), kept) => format!(", cut {} -> {kept} by {by}", gen_.tests.len()),
-                (None, _) => ", not cut yet".into(),
+            let cut = match gen_.selected_by {
+                Some(by) => {
+                    let gate = s.doc.gate(g.generation);
+                    let words = gate.cut_words();
+                    // "cut 8 -> 4 by mutation; 5 go to crossover": the rule names the cut.
+                    match words.split_once("; ") {
+                        Some((cut, acts)) => format!(", {cut} by {by}; {acts}"),
+                        None => format!(", {words} by {by}"),
+                    }
+                }
+                None => ", not cut yet".into(),
             };
             // Mutants drawn after the sample tied the cut: how many (their cells say which).
             let settling = match gen_.settling.len() {
@@ -1431,12 +1435,13 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     // What passing the gate will do, in words, under the list.
     let mut notes = vec![Line::raw("")];
     if let Some(g) = g {
-        let then = match s.doc.pinned(g) {
-            Some(p) => format!(
+        let gate = s.doc.gate(g);
+        let then = match &gate.pinned {
+            Some(p) if s.at_gate() == Some(g) => format!(
                 "{p} is pinned: passing the gate ends the run with it ({} takes the pin back)",
                 s.act_keys.undo
             ),
-            None => format!("going to crossover: {}", s.doc.parents(g).join(", ")),
+            _ => gate.then_words(),
         };
         notes.push(Line::styled(then, t.style(Role::Text)));
     }
