@@ -5,9 +5,8 @@
 
 use anyhow::{Context, bail};
 use clap::Args;
-use evootter::engine::cell_view::{CellView, KillMatrix};
-use evootter::engine::explain::explain_cut;
-use evootter::engine::{MutantId, SessionDoc, pair};
+use evootter::engine::cell_view::CellView;
+use evootter::engine::{SessionDoc, pair};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,154 +58,13 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
     }
     match (&a.test, &a.mutant) {
         (Some(t), Some(m)) => show_pair(&doc, t, m, a.raw)?,
-        (None, None) => show_matrices(&doc, a.generation)?,
+        (None, None) => print!(
+            "{}",
+            evootter::engine::text::matrices(&doc, a.generation).map_err(anyhow::Error::msg)?
+        ),
         _ => bail!("--test and --mutant go together: name a test id (t3) and a mutant id"),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The legend of a matrix: the glyph and words of each view it holds, in the TUI's order.
-fn legend(m: &KillMatrix) -> String {
-    CellView::LEGEND
-        .iter()
-        .filter(|v| m.cells.iter().flatten().any(|c| c == *v))
-        .map(|v| format!("{} {}", v.glyph(), v.name()))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-fn show_matrices(doc: &SessionDoc, only: Option<usize>) -> anyhow::Result<()> {
-    // A generation that does not exist is an error before anything is printed.
-    let gens: Vec<usize> = match only {
-        Some(g) if g >= doc.generations.len() => {
-            bail!(
-                "generation {g} does not exist (the session has {})",
-                doc.generations.len()
-            )
-        }
-        Some(g) => vec![g],
-        None => (0..doc.generations.len()).collect(),
-    };
-    println!(
-        "session of {} ({}), phase: {}",
-        doc.inputs.instance.as_deref().unwrap_or("a repository"),
-        doc.inputs.repo.display(),
-        doc.phase
-    );
-    println!("{}", doc.config.fitness_words());
-    if let Some(pool) = &doc.pool {
-        println!(
-            "mutant {}",
-            evootter::mutate::types::pool_words(pool.mutants.len(), pool.requested, pool.exhausted)
-        );
-    }
-    let source = evootter::engine::reach::from_disk(doc);
-    for g in gens {
-        let m = KillMatrix::of(doc, g, &source).context("generation")?;
-        let gen_ = &doc.generations[g];
-        println!(
-            "\ngeneration {g}: {} tests x {} mutants\n  cells: {}",
-            m.tests.len(),
-            m.mutants.len(),
-            legend(&m)
-        );
-        for line in column_numbers(m.mutants.len()) {
-            println!("       {line}");
-        }
-        let gate = doc.gate(g);
-        for (i, t) in m.tests.iter().enumerate() {
-            let row: String = m.cells[i].iter().map(|c| c.glyph()).collect();
-            let score = gen_.scores.get(t);
-            // The word every screen shows for what became of it at the gate.
-            let kept = gate.fate(t).label();
-            println!(
-                "  {t:>4} {row}  kills {:>2}  c_old {:<8} {:<7} {}{}",
-                score.map_or(0, |s| s.counted(&doc.config)),
-                score.map_or("-".into(), |s| format!("{:?}", s.old_outcome)
-                    .to_lowercase()),
-                kept,
-                doc.tests[t].name,
-                if score.is_some_and(|s| s.flaky) {
-                    "  (flaky)"
-                } else {
-                    ""
-                }
-            );
-        }
-        // As the Grid's bottom row: how many tests kill each column's mutant.
-        if !m.mutants.is_empty() {
-            let counts: Vec<String> = m.killed_by.iter().map(usize::to_string).collect();
-            println!("  killed by, column by column: {}", counts.join(" "));
-        }
-        print_columns(doc, &m.mutants);
-        match explain_cut(doc, g) {
-            Some(e) => e.lines.iter().for_each(|l| println!("  {l}")),
-            None => println!("  not cut yet"),
-        }
-    }
-    if let Some(t) = &doc.final_test {
-        println!("\nfinal test: {t} ({})", doc.tests[t].name);
-    }
-    if let Some(llm) = &doc.config.llm {
-        let t = evootter::llm::CallTotals::of(&doc.llm_calls);
-        // Recorded replies cost nothing and count no tokens: say so rather than $0.0000.
-        let cost = if evootter::llm::CallRecord::all_scripted(&doc.llm_calls) {
-            "scripted replies, no cost".to_string()
-        } else {
-            format!("cost {}", t.cost_label())
-        };
-        println!(
-            "model: {llm}, {} calls, {cost} (`--calls` lists them)",
-            t.calls
-        );
-    }
-    Ok(())
-}
-
-/// Column numbers above a matrix, one digit per column so the header is as narrow as the
-/// rows: a tens line (from column 10 on) and a units line.
-fn column_numbers(n: usize) -> Vec<String> {
-    let digit = |d: usize| char::from(b'0' + (d % 10) as u8);
-    let mut lines = vec![];
-    if n >= 10 {
-        lines.push(
-            (1..=n)
-                .map(|j| if j < 10 { ' ' } else { digit(j / 10) })
-                .collect(),
-        );
-    }
-    lines.push((1..=n).map(digit).collect());
-    lines
-}
-
-/// What each column of a matrix is: enough to look a mutant up with `--mutant ID`.
-fn print_columns(doc: &SessionDoc, ids: &[MutantId]) {
-    if ids.is_empty() {
-        return;
-    }
-    let pool = doc.pool.as_ref().map_or(&[][..], |p| p.mutants.as_slice());
-    let found: Vec<_> = ids
-        .iter()
-        .map(|id| pool.iter().find(|m| &m.id == id))
-        .collect();
-    let wheres: Vec<String> = found
-        .iter()
-        .map(|m| m.map_or(String::new(), |m| format!("{}:{}", m.file, m.line)))
-        .collect();
-    let width = wheres.iter().map(String::len).max().unwrap_or(0);
-    println!("  columns (the pool order of `evootter mutants`):");
-    for (j, (id, m)) in ids.iter().zip(&found).enumerate() {
-        match m {
-            Some(m) => println!(
-                "  {:>4}  {id}  {:<21} {:<width$}  {}",
-                j + 1,
-                m.kind.as_str(),
-                wheres[j],
-                m.function
-            ),
-            None => println!("  {:>4}  {id}  (not in the session's pool)", j + 1),
-        }
-    }
 }
 
 fn show_calls(doc: &SessionDoc) {

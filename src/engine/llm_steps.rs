@@ -97,6 +97,17 @@ impl Engine {
         kind: PromptKind,
         ctx: serde_json::Value,
     ) -> Result<String, EngineError> {
+        Ok(self.ask_or_rule(step, kind, ctx).await?.unwrap_or_default())
+    }
+
+    /// As `ask`, for a step a rule can decide without the model (selection, crossover):
+    /// `None` when a script has no reply for this prompt (a note says so).
+    pub(super) async fn ask_or_rule(
+        &mut self,
+        step: &str,
+        kind: PromptKind,
+        ctx: serde_json::Value,
+    ) -> Result<Option<String>, EngineError> {
         let llm_err = |detail: String| EngineError::Llm {
             step: step.to_string(),
             detail,
@@ -156,8 +167,16 @@ impl Engine {
             Err(e @ crate::llm::LlmError::Script { .. })
                 if matches!(step, "select" | "crossover") =>
             {
-                self.note(format!("{e}; the rule-based fallback decides instead"));
-                return Ok(String::new());
+                let instead = if step == "crossover" {
+                    "the parents go on unchanged"
+                } else {
+                    "the rule-based order decides"
+                };
+                self.note(format!(
+                    "{step}: the recorded replies have no answer for this prompt (the \
+                     population was curated, say), so {instead} ({e})"
+                ));
+                return Ok(None);
             }
             Err(e) => return Err(llm_err(e.to_string())),
         };
@@ -173,7 +192,7 @@ impl Engine {
             cached: record.cached,
         });
         self.doc.llm_calls.push(record);
-        Ok(reply.text)
+        Ok(Some(reply.text))
     }
 
     /// Refuses `req` when its estimated cost would take a budget's spending past it. The run
@@ -249,10 +268,14 @@ impl Engine {
             "tests": self.test_views(candidates),
             "k": k,
         });
-        let text = self.ask("select", PromptKind::SelectHalf, ctx).await?;
+        let text = self
+            .ask_or_rule("select", PromptKind::SelectHalf, ctx)
+            .await?;
         let mut chosen: Vec<TestId> = Vec::new();
-        match parse_id_list(&text, candidates) {
-            Ok(p) => {
+        match text.as_deref().map(|t| parse_id_list(t, candidates)) {
+            // The note of `ask_or_rule` said why.
+            None => {}
+            Some(Ok(p)) => {
                 for n in p.notes {
                     self.note(format!("select: {n}"));
                 }
@@ -262,7 +285,7 @@ impl Engine {
                     }
                 }
             }
-            Err(e) => self.note(format!(
+            Some(Err(e)) => self.note(format!(
                 "select: the model's reply held no usable test ids ({e}); the rule-based order decides"
             )),
         }
@@ -297,7 +320,12 @@ impl Engine {
             "tests": self.test_views(parents),
             "n": n,
         });
-        let text = self.ask("crossover", PromptKind::Crossover, ctx).await?;
+        let Some(text) = self
+            .ask_or_rule("crossover", PromptKind::Crossover, ctx)
+            .await?
+        else {
+            return Ok(parents.to_vec());
+        };
         let parsed = parse_tests(&text, n);
         for p in &parsed.problems {
             self.note(format!("crossover (generation {generation}): {p}"));

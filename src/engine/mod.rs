@@ -25,6 +25,7 @@ pub mod report;
 pub mod selection;
 pub mod session;
 pub mod setup;
+pub mod text;
 pub mod why;
 pub mod witness;
 

@@ -93,6 +93,20 @@ impl ScriptedModel {
         let unused: Vec<usize> = (0..self.entries.len())
             .filter(|i| self.entries[*i].step == req.step && !used.contains(i))
             .collect();
+        let fits = |i: &usize| {
+            self.entries[*i]
+                .must_contain
+                .as_deref()
+                .is_none_or(|needle| prompt.contains(needle))
+        };
+        // A curated population (an edit, an add, a veto) shows tests no recorded selection
+        // saw: they are answered by the preference the recorded replies show.
+        if req.step == "select"
+            && !unused.iter().any(fits)
+            && let Some(text) = self.by_recorded_preference(&prompt)
+        {
+            return Ok(scripted_reply(text));
+        }
         if unused.is_empty() {
             let total = self.entries.iter().filter(|e| e.step == req.step).count();
             return Err(error(format!(
@@ -100,12 +114,7 @@ impl ScriptedModel {
                  the run asked for more calls than were recorded"
             )));
         }
-        let Some(i) = unused.iter().copied().find(|i| {
-            self.entries[*i]
-                .must_contain
-                .as_deref()
-                .is_none_or(|needle| prompt.contains(needle))
-        }) else {
+        let Some(i) = unused.iter().copied().find(fits) else {
             let needles: Vec<String> = unused
                 .iter()
                 .filter_map(|i| self.entries[*i].must_contain.as_deref())
@@ -119,20 +128,85 @@ impl ScriptedModel {
             )));
         };
         used.insert(i);
-        let entry = &self.entries[i];
-        Ok(LlmReply {
-            text: entry.reply.clone(),
-            input_tokens: 0,
-            cache_write_tokens: 0,
-            cache_read_tokens: 0,
-            output_tokens: 0,
-            model: MODEL.to_string(),
-            stop_reason: Some(MODEL.to_string()),
-            latency_ms: 0,
-            cached: false,
-            batch: None,
-        })
+        Ok(scripted_reply(self.entries[i].reply.clone()))
     }
+
+    /// A selection's reply for tests no recorded reply saw: every test the prompt shows,
+    /// ordered by the recorded selections (a test a later one kept first, then the order
+    /// within it), then the tests none of them named, in the prompt's order. The step takes
+    /// as many as it asked for. `None` when the prompt shows no test.
+    fn by_recorded_preference(&self, prompt: &str) -> Option<String> {
+        let shown = shown_test_ids(prompt);
+        if shown.is_empty() {
+            return None;
+        }
+        let recorded: Vec<Vec<String>> = self
+            .entries
+            .iter()
+            .filter(|e| e.step == "select")
+            .map(|e| json_ids(&e.reply))
+            .collect();
+        let rank = |id: &String| {
+            recorded
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(n, ids)| ids.iter().position(|x| x == id).map(|at| (n, at)))
+                .map_or((1, 0, 0), |(n, at)| (0, usize::MAX - n, at))
+        };
+        let mut order = shown.clone();
+        order.sort_by_key(|id| (rank(id), shown.iter().position(|x| x == id)));
+        let list = order
+            .iter()
+            .map(|id| format!("\"{id}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Some(format!(
+            "SCRIPTED: no recorded reply shows these tests (the population was curated), so \
+             they are ranked by the preference the recorded selections show: tests they kept \
+             first, the others in the order shown.\n\n```json\n[{list}]\n```\n"
+        ))
+    }
+}
+
+/// A recorded (or derived) reply: no tokens, no latency, labelled as the scripted model.
+fn scripted_reply(text: String) -> LlmReply {
+    LlmReply {
+        text,
+        input_tokens: 0,
+        cache_write_tokens: 0,
+        cache_read_tokens: 0,
+        output_tokens: 0,
+        model: MODEL.to_string(),
+        stop_reason: Some(MODEL.to_string()),
+        latency_ms: 0,
+        cached: false,
+        batch: None,
+    }
+}
+
+/// The ids of the `<test id="t3">` blocks of a prompt, in order.
+fn shown_test_ids(prompt: &str) -> Vec<String> {
+    let mut ids = vec![];
+    for part in prompt.split("<test id=\"").skip(1) {
+        if let Some((id, _)) = part.split_once('"')
+            && !ids.iter().any(|x| x == id)
+        {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+/// The ids of a reply's last JSON list (`["t3", "t8"]`), in order.
+fn json_ids(reply: &str) -> Vec<String> {
+    let Some(open) = reply.rfind('[') else {
+        return vec![];
+    };
+    let close = reply[open..]
+        .find(']')
+        .map_or(reply.len(), |c| open + c + 1);
+    serde_json::from_str(&reply[open..close]).unwrap_or_default()
 }
 
 impl Model for ScriptedModel {
@@ -150,5 +224,56 @@ impl Model for ScriptedModel {
             "scripted replies from {} (not a real model)",
             self.file.display()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(step: &str, needle: &str, reply: &str) -> ScriptEntry {
+        ScriptEntry {
+            step: step.into(),
+            reply: reply.into(),
+            must_contain: Some(needle.into()),
+        }
+    }
+
+    fn select(prompt: &str) -> LlmRequest {
+        LlmRequest::single("select", None, prompt, 100)
+    }
+
+    /// A curated population shows tests no recorded selection saw: the script answers with
+    /// the tests shown, those a later recorded selection kept first, and says it derived it.
+    #[test]
+    fn a_selection_nobody_recorded_follows_the_recorded_preference() {
+        let model = ScriptedModel::from_entries(
+            "script.json",
+            vec![
+                entry(
+                    "select",
+                    "<test id=\"t4\">",
+                    "keep\n```json\n[\"t3\", \"t8\"]\n```",
+                ),
+                entry(
+                    "select",
+                    "<test id=\"t11\">",
+                    "keep\n```json\n[\"t9\"]\n```",
+                ),
+            ],
+        );
+        let prompt = "<test id=\"t8\">a</test><test id=\"t17\">b</test><test id=\"t9\">c</test>\
+                      <test id=\"t3\">d</test>";
+        let reply = model.reply(&select(prompt)).unwrap();
+        assert!(reply.text.starts_with("SCRIPTED"), "{}", reply.text);
+        assert_eq!(json_ids(&reply.text), ["t9", "t3", "t8", "t17"]);
+        // A prompt a recorded entry fits still gets that entry.
+        let recorded = model.reply(&select("<test id=\"t11\">x</test>")).unwrap();
+        assert_eq!(json_ids(&recorded.text), ["t9"]);
+        // Another step with no fitting reply is still refused, by what it expected.
+        let err = model
+            .reply(&LlmRequest::single("crossover", None, "x", 100))
+            .unwrap_err();
+        assert!(err.to_string().contains("no scripted reply left"), "{err}");
     }
 }
