@@ -11,6 +11,7 @@ mod basebrt;
 mod bench;
 mod budget;
 mod coverage;
+mod curation;
 mod docker;
 mod environment;
 mod examples;

@@ -580,13 +580,15 @@ async fn scripted_model_replays_and_reports_mismatch() {
 
     // Entries with different `match`es are alternatives: the one that fits the prompt
     // answers, whatever its place; a resumed run skips the replies it already received.
+    // (A selection's prompt no entry fits is answered from the recorded preference instead:
+    // `llm::scripted`'s tests.)
     let alternatives = json!([
-        {"step": "select", "reply": "for generation 1", "match": "<test id=\"t12\">"},
-        {"step": "select", "reply": "for generation 2", "match": "<test id=\"t14\">"},
+        {"step": "crossover", "reply": "for generation 1", "match": "<test id=\"t12\">"},
+        {"step": "crossover", "reply": "for generation 2", "match": "<test id=\"t14\">"},
     ]);
     std::fs::write(&path, alternatives.to_string()).unwrap();
     let mut last = request();
-    last.step = "select".into();
+    last.step = "crossover".into();
     last.messages.push(Message::user("<test id=\"t14\">"));
     let model = ScriptedModel::from_file(&path).unwrap();
     assert_eq!(
@@ -594,7 +596,7 @@ async fn scripted_model_replays_and_reports_mismatch() {
         "for generation 2"
     );
     let resumed = ScriptedModel::from_file(&path).unwrap();
-    resumed.mark_replayed("select", "for generation 2");
+    resumed.mark_replayed("crossover", "for generation 2");
     let err = resumed.complete(last).await.unwrap_err().to_string();
     assert!(err.contains("none of the 1 unused replies fits"), "{err}");
 

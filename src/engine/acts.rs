@@ -299,6 +299,16 @@ impl SessionDoc {
         self.gate(g).vetoed
     }
 
+    /// Whether an undo at gate `g` has an act to take back.
+    pub fn can_undo(&self, g: usize) -> bool {
+        self.last_undoable(g).is_some()
+    }
+
+    /// Whether a redo at gate `g` has an undo to take back.
+    pub fn can_redo(&self, g: usize) -> bool {
+        self.last_redoable(g).is_some()
+    }
+
     /// The last act at gate `g` that still counts and can be undone.
     fn last_undoable(&self, g: usize) -> Option<usize> {
         let undone = self.undone_acts();

@@ -245,9 +245,6 @@ impl Action {
                 | Action::Cancel
                 | Action::Yes
                 | Action::No
-                // Offered by the message after an undo, where it means something; the
-                // curate footer has no room for it at 80 columns.
-                | Action::Redo
         )
     }
 }

@@ -485,8 +485,10 @@ pub struct State {
     /// there is said.
     pub watch_new_test: Option<TestId>,
     /// An act the workbench reported, said once a snapshot holds it (so that what it says
-    /// goes to crossover is what does).
-    pub announce_act: Option<crate::engine::Act>,
+    /// goes to crossover is what does), with the index in `SessionDoc::acts` from which it
+    /// is looked for: an undo can equal an earlier one (same act undone in the same second),
+    /// and that earlier one is not this act.
+    pub announce_act: Option<(crate::engine::Act, usize)>,
     /// The `c_old` sources of the focal files, by repository-relative path, as read by an
     /// effect (drawing never reads a file); and which were asked for.
     pub sources: BTreeMap<String, String>,
@@ -689,6 +691,18 @@ impl State {
         };
         let flaky = crate::engine::cell_view::flaky_in(doc, g, test);
         CellView::of(old, run, flaky, None)
+    }
+
+    /// The Grid's selected test and mutant, each when there is one (a filter may show no
+    /// column, and the rows are still there).
+    pub fn grid_selection(&self) -> (Option<TestId>, Option<MutantId>) {
+        let Some(grid) = self.grid() else {
+            return (None, None);
+        };
+        (
+            grid.tests.get(self.row).cloned(),
+            grid.mutants.get(self.col).cloned(),
+        )
     }
 
     /// The selected (test, mutant) of the grid.

@@ -98,10 +98,15 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
         | Action::AddFile
         | Action::Pin
         | Action::Undo
-        | Action::Redo => read_only().or_else(|| {
-            s.at_gate()
-                .is_none()
-                .then(|| "acts wait for the gate before a crossover (`r` runs to it)".into())
+        | Action::Redo => read_only().or_else(|| match s.at_gate() {
+            None => Some("acts wait for the gate before a crossover (`r` runs to it)".into()),
+            Some(g) if *a == Action::Undo && !s.doc.can_undo(g) => {
+                Some("nothing to undo at this gate".into())
+            }
+            Some(g) if *a == Action::Redo && !s.doc.can_redo(g) => {
+                Some("nothing to redo at this gate (a new act ends what undo can give back)".into())
+            }
+            Some(_) => None,
         }),
         Action::Open if s.screen == Screen::Why => read_only(),
         _ => None,
@@ -160,8 +165,11 @@ impl State {
     }
 
     fn set_doc(&mut self, doc: Arc<SessionDoc>) {
+        // A new generation, a new row of the user's: the selection follows its test.
+        let selection = self.grid_selection();
         self.doc = doc;
         self.refresh();
+        self.reselect(selection);
         self.follow_act();
         self.curate_row = self
             .curate_row
@@ -182,23 +190,23 @@ impl State {
         }
     }
 
-    /// Keeps the selection inside the grid and in view.
     /// Puts the Grid's selection back on `pair` after its rows or columns changed (a sort, a
     /// filter, another generation): the selection follows the test and the mutant, not the
     /// position, so the next act lands on the test the user chose. A test or mutant no
     /// longer shown leaves its coordinate where it was.
-    fn reselect(&mut self, pair: Option<(TestId, MutantId)>) {
-        if let (Some((t, m)), Some(grid)) = (pair, self.grid()) {
-            if let Some(r) = grid.tests.iter().position(|x| *x == t) {
+    fn reselect(&mut self, (test, mutant): (Option<TestId>, Option<MutantId>)) {
+        if let Some(grid) = self.grid() {
+            if let Some(r) = test.and_then(|t| grid.tests.iter().position(|x| *x == t)) {
                 self.row = r;
             }
-            if let Some(c) = grid.mutants.iter().position(|x| *x == m) {
+            if let Some(c) = mutant.and_then(|m| grid.mutants.iter().position(|x| *x == m)) {
                 self.col = c;
             }
         }
         self.clamp_grid();
     }
 
+    /// Keeps the selection inside the grid and in view.
     fn clamp_grid(&mut self) {
         let Some(grid) = self.grid() else {
             return;
@@ -432,12 +440,12 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         | Action::Add
         | Action::AddFile => act(s, action, fx),
         Action::SortRows => {
-            let pair = s.selected_pair();
+            let pair = s.grid_selection();
             s.sort_by_fitness = !s.sort_by_fitness;
             s.reselect(pair);
         }
         Action::FilterColumns => {
-            let pair = s.selected_pair();
+            let pair = s.grid_selection();
             s.filter = next_filter(s);
             // The selected mutant stays selected while the filter shows it.
             s.col = 0;
@@ -631,6 +639,8 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             Some(Confirmed::DiscardEdit) => {
                 s.editor = None;
                 fx.push(Effect::CloseEditor);
+                // What the editor said (a compile error) is about text that is gone.
+                s.say("your changes are thrown away");
             }
             Some(Confirmed::Overwrite { path, text }) => fx.push(Effect::WriteFile {
                 path,
@@ -910,21 +920,22 @@ fn switch_generation(s: &mut State, by: i64) {
     }
     let g = s.shown_generation().unwrap_or(0);
     let to = moved(g, by).min(n - 1);
-    let pair = s.selected_pair();
+    let pair = s.grid_selection();
     s.generation = (to + 1 < n).then_some(to);
     s.refresh();
     // A test of both generations (a survivor) stays selected.
     s.reselect(pair);
 }
 
-/// An act at the gate, on the selected test of the Curate list, or on the Grid on the
-/// selected row's test (when the Grid shows the gate's generation).
+/// An act at the gate: on the Grid, and on the Pair and Why screens that show the Grid's
+/// selected pair, on the selected row's test (when the Grid shows the gate's generation);
+/// elsewhere on the selected test of the Curate list.
 fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     if !s.allowed(&action) {
         return;
     }
     let on_a_test = matches!(action, Action::Veto | Action::Pin | Action::Edit);
-    let selected = if s.screen == Screen::Grid {
+    let selected = if matches!(s.screen, Screen::Grid | Screen::Pair | Screen::Why) {
         let Some(grid) = s.grid() else { return };
         match s.at_gate() {
             Some(g) if on_a_test && grid.generation != g => {
@@ -1120,8 +1131,8 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
             files: new,
         });
     }
-    if let Some(act) = s.announce_act.clone()
-        && s.doc.acts.contains(&act)
+    if let Some((act, from)) = s.announce_act.clone()
+        && s.doc.acts.get(from..).is_some_and(|new| new.contains(&act))
     {
         s.announce_act = None;
         let keys = &s.act_keys;
@@ -1294,20 +1305,23 @@ fn on_event(s: &mut State, e: Event) {
             ));
         }
         Event::Acted { act } => {
+            // The snapshot holding the act may come before this report or after it.
+            let from = match s.doc.acts.last() {
+                Some(last) if *last == act => s.doc.acts.len() - 1,
+                _ => s.doc.acts.len(),
+            };
             match &act.kind {
                 crate::engine::ActKind::Edit { new_test, .. }
                 | crate::engine::ActKind::Add { new_test } => {
                     s.watch_new_test = Some(new_test.clone());
                     // Once the session holds the act (this report may come before the
                     // snapshot that does, and the new test is listed among the rest then).
-                    let before = s.doc.acts.iter().position(|a| *a == act);
-                    let before = before.unwrap_or(s.doc.acts.len());
-                    s.curate_follow = Some((new_test.clone(), before));
+                    s.curate_follow = Some((new_test.clone(), from));
                     s.follow_act();
                 }
                 _ => {}
             }
-            s.announce_act = Some(act);
+            s.announce_act = Some((act, from));
         }
         Event::ActRefused { reason } => {
             s.curate_follow = None;
@@ -1792,10 +1806,43 @@ mod tests {
         );
     }
 
+    /// Two vetoes at gate `g` of a test selection dropped, the second undone: an undo and a
+    /// redo both have work there.
+    fn with_undo_and_redo(d: &mut SessionDoc, g: usize) {
+        let gen_ = &d.generations[g];
+        let dropped = gen_
+            .tests
+            .iter()
+            .find(|t| !gen_.selected.contains(t))
+            .cloned()
+            .unwrap();
+        let tests = [dropped.clone(), dropped];
+        for kind in [
+            crate::engine::ActKind::Veto {
+                test: tests[0].clone(),
+            },
+            crate::engine::ActKind::Veto {
+                test: tests[1].clone(),
+            },
+            crate::engine::ActKind::Undo {
+                undone: d.acts.len() + 1,
+                what: None,
+            },
+        ] {
+            d.acts.push(crate::engine::Act {
+                at_unix: 0,
+                generation: g,
+                kind,
+            });
+        }
+    }
+
     #[test]
     fn a_recorded_curation_replays_to_the_commands_the_workbench_gets() {
         let mut d = doc();
         d.phase = Phase::Crossover { generation: 0 };
+        d.acts.clear();
+        with_undo_and_redo(&mut d, 0);
         let mut s = State::new(Arc::new(d), false, 40);
         let recorded = r#"[
             {"action": "event", "event": {"event": "paused", "generation": 0}},
@@ -2006,6 +2053,10 @@ mod tests {
         let said = s.notice.clone().unwrap_or_default();
         assert!(said.contains("acts are on generation 1's tests"), "{said}");
         // Undo names no test: it works whatever generation the Grid shows.
+        let mut d = (*s.doc).clone();
+        d.acts.clear();
+        with_undo_and_redo(&mut d, 1);
+        update(&mut s, Action::Snapshot { doc: Arc::new(d) });
         assert_eq!(
             update(&mut s, Action::Undo),
             [Effect::Send(Command::Act(ActRequest::Undo))]

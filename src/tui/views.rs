@@ -433,43 +433,48 @@ fn footer_label(s: &State, name: &str, action: &Action) -> Option<String> {
     Some(label.to_owned())
 }
 
-/// The footer: what keys do here and now, from the keymap (the screen's own bindings first,
-/// then the global ones), leaving out what the reducer would refuse; help and quit always
-/// show at its end.
-fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
-    let t = c.theme;
-    let s = c.state;
-    let mut offered = vec![];
+/// One key the footer offers: its key(s) as shown, its label and the action it does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Offer {
+    pub key: String,
+    pub label: String,
+    pub action: Action,
+}
+
+/// What the footer offers here and now, in its order, before it is cut to the width: from
+/// the keymap (a search's or a prompt's keys first, then the screen's, then the global
+/// ones), leaving out what the reducer would refuse and a key an earlier context took (while
+/// searching, `n` is the next hit, not a step). At a gate the acts and continue come first,
+/// so they show at 80 columns. Help and quit are not in it: the footer always ends with them.
+pub fn footer_offers(s: &State, keymap: &super::keymap::Keymap) -> Vec<Offer> {
+    let mut offered: Vec<super::keymap::Shown> = vec![];
+    let mut taken: Vec<String> = vec![];
     for ctx in update::key_contexts(s) {
-        for o in c.keymap.offered(ctx) {
-            if !offered
-                .iter()
-                .any(|x: &super::keymap::Shown| x.name == o.name)
-            {
-                offered.push(o);
+        for mut o in keymap.offered(ctx) {
+            o.keys.retain(|k| !taken.contains(k));
+            if o.keys.is_empty() || offered.iter().any(|x| x.name == o.name) {
+                continue;
             }
+            offered.push(o);
         }
+        taken.extend(offered.iter().flat_map(|o| o.keys.iter().cloned()));
     }
-    let item = |label: String, key: &str| {
-        vec![
-            Span::styled(format!(" {key}"), t.style(Role::Key)),
-            Span::styled(format!(" {label} "), t.style(Role::Footer)),
-        ]
+    let at_gate = s.at_gate().is_some();
+    let acts_first = |a: &Action| {
+        !(at_gate
+            && matches!(
+                a,
+                Action::Continue
+                    | Action::Veto
+                    | Action::Edit
+                    | Action::Add
+                    | Action::Pin
+                    | Action::Undo
+                    | Action::Redo
+            ))
     };
-    let mut tail = vec![];
-    for a in [Action::Help, Action::Quit] {
-        if let Some(o) = offered.iter().find(|o| o.action == a) {
-            tail.extend(item(o.name.clone(), &o.keys[0]));
-        }
-    }
-    let width = |spans: &[Span]| {
-        spans
-            .iter()
-            .map(|x| x.content.chars().count())
-            .sum::<usize>()
-    };
-    let room = usize::from(area.width).saturating_sub(width(&tail));
-    let mut spans = vec![];
+    offered.sort_by_key(|o| acts_first(&o.action));
+    let mut out = vec![];
     for o in &offered {
         if matches!(o.action, Action::Help | Action::Quit)
             || update::refusal(s, &o.action).is_some()
@@ -488,7 +493,51 @@ fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
                 }),
             _ => o.keys[0].clone(),
         };
-        let next = item(label, &key);
+        out.push(Offer {
+            key,
+            label,
+            action: o.action.clone(),
+        });
+    }
+    out
+}
+
+/// The footer: what keys do here and now (`footer_offers`), as many as fit, then help and
+/// quit.
+fn draw_footer(f: &mut Frame, c: &Ctx, area: Rect) {
+    let t = c.theme;
+    let s = c.state;
+    let item = |label: String, key: &str| {
+        vec![
+            Span::styled(format!(" {key}"), t.style(Role::Key)),
+            Span::styled(format!(" {label} "), t.style(Role::Footer)),
+        ]
+    };
+    let mut tail = vec![];
+    for ctx in update::key_contexts(s) {
+        for o in c.keymap.offered(ctx) {
+            if matches!(o.action, Action::Help | Action::Quit)
+                && !tail.iter().any(|(a, _, _): &(Action, _, _)| *a == o.action)
+            {
+                tail.push((o.action.clone(), o.name.clone(), o.keys[0].clone()));
+            }
+        }
+    }
+    tail.sort_by_key(|(a, _, _)| *a != Action::Help);
+    let tail: Vec<Span> = tail
+        .into_iter()
+        .flat_map(|(_, name, key)| item(name, &key))
+        .collect();
+    let width = |spans: &[Span]| {
+        spans
+            .iter()
+            .map(|x| x.content.chars().count())
+            .sum::<usize>()
+    };
+    let room = usize::from(area.width).saturating_sub(width(&tail));
+    let mut spans = vec![];
+    for o in footer_offers(s, c.keymap) {
+        let next = item(o.label, &o.key);
         if width(&spans) + width(&next) > room {
             break;
         }
