@@ -223,6 +223,8 @@ fn bad_flags_are_refused_before_a_session_exists() {
             "--pythonpath nowhere is not a directory",
         ),
         (&["--llm", "gpt"], "unknown --llm `gpt`"),
+        // Without its key: nothing written, so the same command runs once the key is set.
+        (&["--llm", "anthropic"], "ANTHROPIC_API_KEY"),
         (
             &["--llm", "scripted:/no/such/script.json"],
             "the script file does not exist",
@@ -239,7 +241,11 @@ fn bad_flags_are_refused_before_a_session_exists() {
         if !args.contains(&"--focal") {
             cmd.args(["--focal", "calc/ops.py::clamp"]);
         }
-        let o = cmd.args(*args).output().unwrap();
+        let o = cmd
+            .args(*args)
+            .env_remove("ANTHROPIC_API_KEY")
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
         assert!(err.contains(want), "{args:?}: {err}");

@@ -138,8 +138,10 @@ fn resume_at_a_working_endpoint(
     (rt, server, o)
 }
 
+/// A missing key is refused before anything is written: the same command, with the key,
+/// then runs (nothing in OUT is in its way).
 #[test]
-fn missing_key_names_the_variable_and_resume_continues() {
+fn missing_key_names_the_variable_and_the_same_command_then_runs() {
     let tiny = Tiny::four();
     let cache = tiny.out("cache");
     let o = tiny
@@ -155,15 +157,23 @@ fn missing_key_names_the_variable_and_resume_continues() {
         .unwrap();
     assert!(!o.status.success());
     let msg = text(&o);
-    assert!(
-        msg.contains("ANTHROPIC_API_KEY") && msg.contains("--resume"),
-        "{msg}"
-    );
-    let session = tiny.out("out").join("session.json");
-    assert!(session.is_file(), "the session is saved");
+    assert!(msg.contains("ANTHROPIC_API_KEY"), "{msg}");
+    assert!(!tiny.out("out").exists(), "nothing is written: {msg}");
 
-    // The key is set now; the run continues from the saved session, at a local endpoint.
-    let (_rt, server, o) = resume_at_a_working_endpoint(&session, &cache);
+    // The key is set now; the same command runs, at a local endpoint.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(MockServer::start(vec![json(200, two_offspring())]));
+    let o = tiny
+        .command("out")
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("XDG_CACHE_HOME", &cache)
+        .args(["--focal", "calc/ops.py::clamp", "--llm", "anthropic"])
+        .args(["--base-url", &server.base_url])
+        .args(["--selection", "random"])
+        .arg("--initial-tests")
+        .arg(&tiny.cands)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(server.count(), 1, "one crossover");
     let r = read_json(&tiny.out("out").join("report.json"));

@@ -48,6 +48,21 @@ pub enum SetupError {
 
 /// The `*.py` files of `dir` in name order, the first `n` of them.
 pub fn read_candidates(dir: &Path, n: usize) -> Result<Vec<(PathBuf, String)>, SetupError> {
+    candidate_files(dir)?
+        .into_iter()
+        .take(n)
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|source| SetupError::ReadTest {
+                path: p.clone(),
+                source,
+            })?;
+            Ok((p, text))
+        })
+        .collect()
+}
+
+/// The candidate files of `dir` (its `.py` files), in name order; at least one.
+pub fn candidate_files(dir: &Path) -> Result<Vec<PathBuf>, SetupError> {
     if !dir.is_dir() {
         return Err(SetupError::NoTestsDir(dir.to_path_buf()));
     }
@@ -63,17 +78,7 @@ pub fn read_candidates(dir: &Path, n: usize) -> Result<Vec<(PathBuf, String)>, S
     if files.is_empty() {
         return Err(SetupError::EmptyTestsDir(dir.to_path_buf()));
     }
-    files
-        .into_iter()
-        .take(n)
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).map_err(|source| SetupError::ReadTest {
-                path: p.clone(),
-                source,
-            })?;
-            Ok((p, text))
-        })
-        .collect()
+    Ok(files)
 }
 
 /// Where a test named `name` goes inside the repo: `test_dir/name`, or a name that does not

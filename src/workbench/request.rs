@@ -87,6 +87,9 @@ impl RunOptions {
     /// before the checks pass.
     pub fn prepare(&self) -> Result<Prepared, RequestError> {
         let (doc, dir) = new_doc(self)?;
+        // The model too (a missing key, a script that is not there): refused here, a run
+        // leaves nothing in OUT that the same command, once fixed, would find in its way.
+        super::model::build(&doc, None)?;
         let out = OutDir::claim(&dir, Intent::New { force: self.force })?;
         Ok(Prepared {
             session_path: out.session_path(),
@@ -427,6 +430,37 @@ fn check_jobs(jobs: usize) -> Result<usize, RequestError> {
 
 /// The run's inputs, every one checked, and the output directory (checked, not yet created).
 /// Nothing is written before this returns.
+/// What `--tests N` made of `available` initial test files: fewer than asked (all of them
+/// run), or the first N in name order (named); with one, nothing is left to select.
+fn population_note(n: usize, available: usize, taken: &[(PathBuf, String)]) -> Option<String> {
+    let names = || {
+        taken
+            .iter()
+            .filter_map(|(p, _)| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if available < n {
+        Some(format!(
+            "--tests {n}: the initial tests hold {available}, so the population is {available}"
+        ))
+    } else if n == 1 && available > 1 {
+        Some(format!(
+            "--tests 1: the first of the {available} initial tests in name order ({}) is the \
+             population; with one test there is nothing to select, so it is the final test",
+            names()
+        ))
+    } else if n < available {
+        Some(format!(
+            "--tests {n}: the first {n} of the {available} initial tests in name order: {}",
+            names()
+        ))
+    } else {
+        None
+    }
+}
+
 fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
     let inst = a.instance.as_deref().map(Instance::load).transpose()?;
     let need =
@@ -520,6 +554,11 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
     let candidates = match &tests_dir {
         Some(dir) => setup::read_candidates(dir, n)?,
         None => vec![],
+    };
+    // A population that is not what --tests asked for, or a few of many files, is said.
+    let population_note = match &tests_dir {
+        Some(dir) => population_note(n, setup::candidate_files(dir)?.len(), &candidates),
+        None => None,
     };
     // The focal functions exist and yield mutants: the Mutate step would find out only after
     // the session (and, with a model, paid calls) exist.
@@ -682,6 +721,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
     if let Some(note) = python_note {
         doc.notes.push(note);
     }
+    doc.notes.extend(population_note);
     for line in syntax {
         let focal_file = focal
             .iter()
@@ -833,8 +873,32 @@ fn parse_size(s: &str) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod docker_option_tests {
+mod tests {
     use super::*;
+
+    /// `--tests N` that is not the number of initial tests is said, with what was taken.
+    #[test]
+    fn a_population_other_than_asked_is_said() {
+        let taken = |names: &[&str]| -> Vec<(PathBuf, String)> {
+            names
+                .iter()
+                .map(|n| (PathBuf::from("/c").join(n), String::new()))
+                .collect()
+        };
+        let all = taken(&["a.py", "b.py", "c.py"]);
+        assert_eq!(
+            population_note(8, 3, &all).unwrap(),
+            "--tests 8: the initial tests hold 3, so the population is 3"
+        );
+        assert_eq!(population_note(3, 3, &all), None);
+        let one = population_note(1, 3, &taken(&["a.py"])).unwrap();
+        assert!(
+            one.contains("(a.py)") && one.contains("it is the final test"),
+            "{one}"
+        );
+        let two = population_note(2, 3, &taken(&["a.py", "b.py"])).unwrap();
+        assert!(two.ends_with("in name order: a.py, b.py"), "{two}");
+    }
 
     #[test]
     fn swebench_image_names() {
