@@ -264,8 +264,9 @@ fn the_shipped_demo_session_opens_without_python() {
 }
 
 /// `evootter open` with no session lists the saved ones: each by its directory, the selected
-/// one's full path and what opening it does; one that cannot be read is listed with its
-/// reason, not opened and not touched; Enter on a readable one opens it.
+/// one's full path and what opening it does, with a session opened before from elsewhere;
+/// one that cannot be read is listed with its reason, not opened and not touched; Enter on
+/// a readable one opens it.
 #[test]
 fn open_without_a_session_lists_them_and_opens_the_chosen_one() {
     let bin = env!("CARGO_BIN_EXE_evootter");
@@ -286,19 +287,30 @@ fn open_without_a_session_lists_them_and_opens_the_chosen_one() {
     std::fs::write(&broken, newer).unwrap();
     // Saved now, so it is the newest: listed first.
     let elsewhere = tempfile::tempdir().unwrap();
+    // A session outside both places the list looks, opened once (as `demo --out DIR` or
+    // `run --out DIR` would have made it).
+    let mine = elsewhere.path().join("my-demo");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::copy(
+        root().join("sessions/demo/session.json"),
+        mine.join("session.json"),
+    )
+    .unwrap();
     let name = format!("evootter-picker-{}", std::process::id());
+    let env = format!("XDG_DATA_HOME={}", data.path().display());
     let t = Tmux::start(
         &name,
         80,
         24,
         &format!(
-            "cd {} && XDG_DATA_HOME={} {bin} open",
+            "cd {} && {env} {bin} open my-demo && {env} {bin} open",
             elsewhere.path().display(),
-            data.path().display()
         ),
     );
-    let s = t.wait_for("saved sessions (3)", 30);
-    for dir in ["broken", "first-run", "second-run"] {
+    t.wait_for("SCRIPTED  read-only  1 Time", 30);
+    t.keys(&["q"]);
+    let s = t.wait_for("saved sessions (4)", 30);
+    for dir in ["broken", "first-run", "second-run", "my-demo"] {
         assert!(s.contains(dir), "{dir} is listed:\n{s}");
     }
     assert!(s.contains(&broken.display().to_string()), "{s}");
@@ -311,7 +323,7 @@ fn open_without_a_session_lists_them_and_opens_the_chosen_one() {
     assert_eq!(std::fs::read_to_string(&broken).unwrap(), newer);
     // A search narrows the list to the second run; Enter opens it.
     t.keys(&["/", "SECOND", "Enter"]);
-    let s = t.wait_for("1 of 3 holding \"SECOND\"", 10);
+    let s = t.wait_for("1 of 4 holding \"SECOND\"", 10);
     assert!(!s.contains("first-run") && !s.contains("broken"), "{s}");
     let chosen = "second-run";
     assert!(s.contains(&format!("{chosen}/session.json")), "{s}");

@@ -62,6 +62,7 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         Some(p) => workbench::resume(p, &request)?,
         None => request.prepare()?,
     };
+    workbench::recent::remember(&prepared.session_path);
     let (model, turn) = match a.llm_batch {
         true => {
             let (model, turn) = batched(&prepared, a.llm_batch_poll)?;

@@ -127,7 +127,9 @@ pub async fn demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
         force: a.force,
         ..RunOptions::default()
     };
-    live(request.prepare()?, &a.looks).await
+    let prepared = request.prepare()?;
+    workbench::recent::remember(&prepared.session_path);
+    live(prepared, &a.looks).await
 }
 
 pub async fn tui(a: TuiArgs) -> anyhow::Result<ExitCode> {
@@ -143,7 +145,9 @@ pub async fn tui(a: TuiArgs) -> anyhow::Result<ExitCode> {
             .map_or("session".into(), |n| n.to_string_lossy().into_owned());
         request.out = Some(default_out(&name)?);
     }
-    live(request.prepare()?, &a.looks).await
+    let prepared = request.prepare()?;
+    workbench::recent::remember(&prepared.session_path);
+    live(prepared, &a.looks).await
 }
 
 async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<ExitCode> {
@@ -220,7 +224,8 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
             let entries = evootter::tui::picker::find(&evootter::tui::picker::roots());
             if entries.is_empty() {
                 bail!(
-                    "no saved sessions in {}; start one with `evootter demo` or `evootter tui`",
+                    "no saved sessions in {} and none made or opened elsewhere; start one with \
+                     `evootter demo` or `evootter tui`, or name one: `evootter open DIR`",
                     evootter::tui::picker::roots()
                         .iter()
                         .map(|p| p.display().to_string())
@@ -235,6 +240,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let doc = SessionDoc::load(&path)?;
+    workbench::recent::remember(&path);
     if let Some(why) = read_only_reason(&doc) {
         eprintln!("opening {} read-only: {why}", path.display());
         app::run(Source::ReadOnly(Arc::new(doc)), looks).await?;

@@ -37,22 +37,30 @@ pub fn roots() -> Vec<PathBuf> {
     v
 }
 
-/// Every `session.json` directly in a root or one directory below it, newest first. One that
-/// cannot be read is listed with its reason, not left out: a session that vanished from the
-/// list would look lost.
+/// Every `session.json` directly in a root or one directory below it, and the sessions made
+/// or opened elsewhere (`workbench::recent`), once each, newest first. One that cannot be read
+/// is listed with its reason, not left out: a session that vanished from the list would look
+/// lost.
 pub fn find(roots: &[PathBuf]) -> Vec<Entry> {
-    let mut out = vec![];
+    let mut candidates = vec![];
     for root in roots {
-        let mut candidates = vec![root.join("session.json")];
+        candidates.push(root.join("session.json"));
         if let Ok(rd) = std::fs::read_dir(root) {
             for e in rd.flatten() {
                 candidates.push(e.path().join("session.json"));
             }
         }
-        for p in candidates {
-            if let Some(e) = entry(&p) {
-                out.push(e);
-            }
+    }
+    candidates.extend(crate::workbench::recent::list());
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = vec![];
+    for p in candidates {
+        let key = p.canonicalize().unwrap_or_else(|_| p.clone());
+        if !seen.insert(key) {
+            continue;
+        }
+        if let Some(e) = entry(&p) {
+            out.push(e);
         }
     }
     out.sort_by_key(|e| std::cmp::Reverse(e.updated_unix));

@@ -9,6 +9,7 @@
 //! lost, and a resumed session pays for nothing twice.
 
 pub mod model;
+pub mod recent;
 pub mod request;
 
 pub use request::{
