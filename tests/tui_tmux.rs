@@ -447,14 +447,16 @@ fn search_go_to_generations_figure_and_write_at_both_sizes() {
         let settle = || std::thread::sleep(Duration::from_millis(250));
         // The figure: its three charts, whatever the size.
         t.keys(&["1"]);
-        let tl = t.wait_for("tests, mutants", 10);
-        assert!(tl.contains("kills per kind") || w < 100, "{tl}");
-        assert!(tl.contains("kills, generation"), "{tl}");
+        let tl = t.wait_for("per generation", 10);
+        assert!(tl.contains("kills per mutant kind") || w < 100, "{tl}");
+        assert!(tl.contains("kills per test, generation"), "{tl}");
+        // Each chart says what its bars are.
+        assert!(tl.contains("tests  mutants") && tl.contains("kept  vetoed"), "{tl}");
         // Generation 0 by `[`, then a search of its text: every hit on screen after `n`.
         t.keys(&["[", "[", "/", "b", "r", "t", "Enter"]);
         settle();
         let found = t.screen();
-        assert!(found.contains("kills, generation 0"), "{found}");
+        assert!(found.contains("kills per test, generation 0"), "{found}");
         assert!(
             found.contains("fitness rule brt"),
             "the hit is on screen:\n{found}"

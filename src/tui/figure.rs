@@ -9,7 +9,7 @@ use super::theme::{Role, Theme};
 use crate::mutate::MutantKind;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block};
 
 /// Rows the figure takes on a terminal `height` rows high.
@@ -61,8 +61,12 @@ fn draw_funnel(f: &mut Frame, s: &State, t: &Theme, area: Rect) {
                 ])
         })
         .collect();
+    let legend = Line::from(vec![
+        Span::styled(" tests ", t.style(Role::Kept)),
+        Span::styled(" mutants ", t.style(Role::Header)),
+    ]);
     let mut chart = BarChart::default()
-        .block(chart_block(t, " tests, mutants ".into()))
+        .block(chart_block(t, " per generation ".into()).title_bottom(legend))
         .bar_width(3)
         .bar_gap(0)
         .group_gap(1)
@@ -76,6 +80,9 @@ fn draw_funnel(f: &mut Frame, s: &State, t: &Theme, area: Rect) {
 /// The shown generation's tests: their kills, coloured by what became of them.
 fn draw_fitness(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
     let gen_ = &s.doc.generations[g];
+    let width = bar_width(area, gen_.tests.len());
+    // Bars narrower than their tests' ids are labelled by number (`10` for t10).
+    let by_number = gen_.tests.iter().any(|x| x.chars().count() > usize::from(width));
     let bars: Vec<Bar> = gen_
         .tests
         .iter()
@@ -85,16 +92,25 @@ fn draw_fitness(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
                 .get(test)
                 .map_or(0, |sc| sc.counted(&s.doc.config));
             let role = Role::of_fate(s.fate(g, test));
+            let label = match by_number {
+                true => test.trim_start_matches('t'),
+                false => test,
+            };
             Bar::default()
                 .value(kills as u64)
-                .label(Line::from(test.clone()))
+                .label(Line::from(label.to_owned()))
                 .style(t.style(role))
                 .text_value(kills.to_string())
         })
         .collect();
-    let width = bar_width(area, bars.len());
+    let legend = Line::from(vec![
+        Span::styled(" kept ", t.style(Role::Kept)),
+        Span::styled(" vetoed ", t.style(Role::Vetoed)),
+        Span::styled(" dropped ", t.style(Role::Dropped)),
+    ]);
+    let title = format!(" kills per test, generation {g} ");
     let chart = BarChart::default()
-        .block(chart_block(t, format!(" kills, generation {g} ")))
+        .block(chart_block(t, title).title_bottom(legend))
         .data(BarGroup::default().bars(&bars))
         .bar_width(width)
         .bar_gap(1)
@@ -125,8 +141,17 @@ fn draw_kinds(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
         })
         .collect();
     let width = bar_width(area, bars.len());
+    // The letters the Grid's columns use, in words.
+    let words: Vec<String> = MutantKind::ALL
+        .iter()
+        .filter(|k| gen_.mutants.iter().any(|m| kind_of(m) == Some(**k)))
+        .map(|k| format!("{} {}", kind_letter(*k), kind_word(*k)))
+        .collect();
     let chart = BarChart::default()
-        .block(chart_block(t, " kills per kind ".into()))
+        .block(
+            chart_block(t, " kills per mutant kind ".into())
+                .title_bottom(format!(" {} ", words.join(" "))),
+        )
         .data(BarGroup::default().bars(&bars))
         .bar_width(width)
         .bar_gap(1)
@@ -134,9 +159,57 @@ fn draw_kinds(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
     f.render_widget(chart, area);
 }
 
+/// A mutant kind in one short word, for a chart's legend.
+fn kind_word(k: MutantKind) -> &'static str {
+    use MutantKind::*;
+    match k {
+        BinaryArithmetic => "arith",
+        UnaryArithmetic => "unary",
+        BinaryRelational => "cmp",
+        BinaryLogical => "and/or",
+        UnaryLogical => "not",
+        ConstantReplacement => "const",
+        ReturnValue => "ret",
+        Assignment => "assign",
+        ForceFailure => "raise",
+    }
+}
+
 /// Bars as wide as fit (at least 1, at most 5), one column between them.
 fn bar_width(area: Rect, bars: usize) -> u16 {
     let inner = area.width.saturating_sub(2);
     let n = u16::try_from(bars.max(1)).unwrap_or(u16::MAX);
     (inner.saturating_sub(n) / n).clamp(1, 5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// Ten tests at 80 columns: bars two columns wide are labelled by number, so t10 does not
+    /// read as t1; each chart says what its bars are.
+    #[test]
+    fn narrow_bars_are_labelled_by_the_tests_number() {
+        let sources: Vec<(String, String)> = (1..=10)
+            .map(|i| (format!("test_{i:02}.py"), format!("# FAILS\ndef test_{i}(): pass\n")))
+            .collect();
+        let cands: Vec<(&str, &str)> = sources
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.as_str()))
+            .collect();
+        let config = crate::testkit::config(crate::engine::SelectionStrategy::Mutation);
+        let doc = crate::testkit::scripted_run(&cands, config);
+        let mut s = State::new(Arc::new(doc), true, 0);
+        s.generation = Some(0);
+        let theme = Theme::load(Some("dark"), None, false).unwrap();
+        let mut term =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 10)).unwrap();
+        term.draw(|f| draw(f, &s, &theme, f.area())).unwrap();
+        let screen = format!("{}", term.backend());
+        let labels = screen.lines().rev().nth(1).unwrap();
+        assert!(labels.contains("10") && !labels.contains("t1 "), "{screen}");
+        assert!(screen.contains("tests  mutants"), "{screen}");
+        assert!(screen.contains("kept  vetoed  dropped"), "{screen}");
+    }
 }

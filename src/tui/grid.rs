@@ -109,7 +109,7 @@ impl Widget for GridWidget<'_> {
         let found = t.style(Role::SearchHit);
         for (j, m) in cols.clone() {
             let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
-            let n = j + 1;
+            let n = grid.numbers[j];
             let style = if j == s.col {
                 selected
             } else if hit_cols.contains(&j) {

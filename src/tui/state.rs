@@ -117,6 +117,9 @@ pub struct GridModel {
     /// (and so in the [`CellCache`]).
     pub rows: Vec<usize>,
     pub cols: Vec<usize>,
+    /// Each shown column's number (1-based) among all of the generation's mutants in pool
+    /// order, as `show` numbers them: a filter hides columns, it does not renumber them.
+    pub numbers: Vec<usize>,
 }
 
 /// Every cell of one generation, worked out once per snapshot (and patched by events), so a
@@ -632,13 +635,14 @@ impl State {
             .map(|(i, m)| (m, i))
             .collect();
         let fresh = self.cache.generation == g && self.cache.killed_by.len() == gen_.mutants.len();
-        let cols: Vec<usize> = self
+        let (numbers, cols): (Vec<usize>, Vec<usize>) = self
             .doc
             .pool
             .iter()
             .flat_map(|p| p.mutants.iter())
             .filter_map(|m| in_gen.get(&m.id).map(|&i| (m, i)))
-            .filter(|(m, i)| match &self.filter {
+            .enumerate()
+            .filter(|(_, (m, i))| match &self.filter {
                 ColumnFilter::All => true,
                 ColumnFilter::Survivors => {
                     if fresh {
@@ -653,14 +657,15 @@ impl State {
                 ColumnFilter::Kind(k) => m.kind == *k,
                 ColumnFilter::File(f) => &m.file == f,
             })
-            .map(|(_, i)| i)
-            .collect();
+            .map(|(number, (_, i))| (number + 1, i))
+            .unzip();
         Some(GridModel {
             generation: g,
             tests: rows.iter().map(|&i| gen_.tests[i].clone()).collect(),
             mutants: cols.iter().map(|&i| gen_.mutants[i].clone()).collect(),
             rows,
             cols,
+            numbers,
         })
     }
 

@@ -7,7 +7,7 @@ use super::diff::{DiffStyles, LogDiff};
 use super::grid::{self, GridWidget};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
-use super::state::{CellView, HELP_HEIGHT_PCT, Measure, Screen, State};
+use super::state::{CellView, ColumnFilter, HELP_HEIGHT_PCT, Measure, Screen, State};
 use super::theme::{Role, Theme};
 use super::update;
 use crate::engine::{Origin, Phase, Target, explain, pair};
@@ -1100,17 +1100,18 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
     let title = match s.grid() {
         Some(g) => {
             let gen_ = &s.doc.generations[g.generation];
-            let cut = match gen_.selected_by {
+            let (cut, short_cut) = match gen_.selected_by {
                 Some(by) => {
                     let gate = s.doc.gate(g.generation);
                     let words = gate.cut_words();
                     // "cut 8 -> 4 by mutation; 5 go to crossover": the rule names the cut.
-                    match words.split_once("; ") {
+                    let long = match words.split_once("; ") {
                         Some((cut, acts)) => format!(", {cut} by {by}; {acts}"),
                         None => format!(", {words} by {by}"),
-                    }
+                    };
+                    (long, format!(", {words}"))
                 }
-                None => ", not cut yet".into(),
+                None => (", not cut yet".into(), ", not cut yet".into()),
             };
             // Mutants drawn after the sample tied the cut: how many (their cells say which).
             let settling = match gen_.settling.len() {
@@ -1129,21 +1130,29 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
             } else {
                 ""
             };
-            let (n, of) = (g.generation, s.doc.generations.len());
+            // Generations count from 0: "generation 2 of 0-2".
+            let (n, of) = (g.generation, s.doc.generations.len().saturating_sub(1));
             let (tests, mutants, filter) = (g.tests.len(), g.mutants.len(), s.filter.label());
+            // Columns that are a subset say which, however narrow the title.
+            let shown = match &s.filter {
+                ColumnFilter::All => String::new(),
+                ColumnFilter::Kind(k) => format!(" (kind {}{sort})", super::grid::kind_letter(*k)),
+                _ => format!(" ({filter}{sort})"),
+            };
             // The widest that fits: at 80 columns the key hint and the long words go first,
-            // so that the counts (ties, widened mutants) are never the part cut off.
+            // so that the counts (ties, widened mutants) and the filter are never cut off.
             let fits = |t: &String| t.chars().count() + 2 <= usize::from(area.width);
             [
                 format!(
-                    " Grid: generation {n} of {of} ([ ]){cut} | {tests} x {mutants} \
+                    " Grid: generation {n} of 0-{of} ([ ]){cut} | {tests} x {mutants} \
                      ({filter}{sort}{settling}) "
                 ),
                 format!(
-                    " Grid: gen {n}/{of}{cut} | {tests} x {mutants} ({filter}{sort}{settling}) "
+                    " Grid: gen {n}/0-{of}{cut} | {tests} x {mutants} ({filter}{sort}{settling}) "
                 ),
-                format!(" Grid {n}/{of}{cut} | {tests}x{mutants} ({filter}{sort}{settling}) "),
-                format!(" Grid {n}/{of}{cut} | {tests}x{mutants}{settling} "),
+                format!(" Grid {n}/0-{of}{short_cut} | {tests}x{mutants} ({filter}{sort}{settling}) "),
+                format!(" Grid {n}/0-{of}{short_cut} | {tests}x{mutants}{shown}{settling} "),
+                format!(" Grid {n}/0-{of} | {tests}x{mutants}{shown}{settling} "),
             ]
             .into_iter()
             .reduce(|wide, narrow| if fits(&wide) { wide } else { narrow })
@@ -2183,6 +2192,45 @@ mod tests {
             update(&mut s, Action::Last);
             drawn(&s, &l).backend().to_string()
         });
+    }
+
+    /// A filter to one kind at 80 columns: the title still says which kind, and the columns
+    /// keep the numbers they have unfiltered (column 1 is the same mutant either way).
+    #[test]
+    fn a_filtered_grid_at_80_columns_names_its_kind_and_keeps_column_numbers() {
+        let l = looks();
+        let mut s = state(80, 24);
+        let all = s.grid().unwrap();
+        loop {
+            update(&mut s, Action::FilterColumns);
+            if matches!(s.filter, ColumnFilter::Kind(_)) {
+                break;
+            }
+        }
+        let ColumnFilter::Kind(k) = s.filter else {
+            unreachable!()
+        };
+        let text = format!("{}", drawn(&s, &l).backend());
+        let title = text.lines().nth(1).unwrap();
+        let letter = crate::tui::grid::kind_letter(k);
+        assert!(
+            title.contains(&format!("(kind {letter}")) || title.contains(&format!("kind {k}")),
+            "{title}"
+        );
+        let grid = s.grid().unwrap();
+        let first = &grid.mutants[0];
+        let number = all.mutants.iter().position(|m| m == first).unwrap() + 1;
+        assert_eq!(grid.numbers[0], number);
+        // The header's digits, read down the first column, spell that number.
+        let x = text.lines().nth(2).unwrap().chars().position(|c| c.is_ascii_digit());
+        let digits: String = text
+            .lines()
+            .skip(2)
+            .take(4)
+            .filter_map(|l| l.chars().nth(x.unwrap()))
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert_eq!(digits, number.to_string(), "{text}");
     }
 
     #[test]
