@@ -199,6 +199,60 @@ impl LogDiff {
     /// Lines for the side-by-side view at a total `width`: old | new, each side truncated or
     /// padded to half the width, line numbers shown. Every line is exactly `width` columns.
     pub fn side_by_side(&self, s: &DiffStyles, width: u16) -> Vec<Line<'static>> {
+        self.halves(s, width, 0)
+    }
+
+    /// The side-by-side view in a pane scrolled `left` columns: each half's text scrolls
+    /// inside its half (the line numbers and the separator stay), so the end of either side
+    /// can be reached. Every line is `width` plus as many columns as the longest side text
+    /// overflows its half, with the blank the pane's scroll takes away before it: scrolled
+    /// `left` columns, the pane shows the halves each scrolled `left`.
+    pub fn side_by_side_scrolled(
+        &self,
+        s: &DiffStyles,
+        width: u16,
+        left: usize,
+    ) -> Vec<Line<'static>> {
+        let overflow = self.overflow(width);
+        let left = left.min(overflow);
+        self.halves(s, width, left)
+            .into_iter()
+            .map(|line| {
+                let mut spans = vec![Span::raw(" ".repeat(left))];
+                spans.extend(line.spans);
+                spans.push(Span::raw(" ".repeat(overflow - left)));
+                Line::from(spans)
+            })
+            .collect()
+    }
+
+    /// How many columns the longest side text is wider than its half at `width`.
+    fn overflow(&self, width: u16) -> usize {
+        let inner = usize::from(width).saturating_sub(SEPARATOR.chars().count());
+        let digits = self.digits();
+        let room = (inner / 2).saturating_sub(digits + 2);
+        self.rows
+            .iter()
+            .filter(|r| r.kind != RowKind::Hunk)
+            .flat_map(|r| [&r.old, &r.new])
+            .map(|text| text.iter().map(|g| g.text.chars().count()).sum::<usize>())
+            .map(|n| n.saturating_sub(room))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The widest line number's digits.
+    fn digits(&self) -> usize {
+        self.rows
+            .iter()
+            .flat_map(|r| [r.old_no, r.new_no])
+            .flatten()
+            .max()
+            .map_or(1, |n| n.to_string().len())
+    }
+
+    /// The side-by-side lines with each side's text scrolled `shift` characters.
+    fn halves(&self, s: &DiffStyles, width: u16, shift: usize) -> Vec<Line<'static>> {
         let width = usize::from(width);
         let Some(inner) = width.checked_sub(SEPARATOR.chars().count()) else {
             return self
@@ -209,23 +263,25 @@ impl LogDiff {
         };
         let left_width = inner / 2;
         let right_width = inner - left_width;
-        let digits = self
-            .rows
-            .iter()
-            .flat_map(|r| [r.old_no, r.new_no])
-            .flatten()
-            .max()
-            .map_or(1, |n| n.to_string().len());
+        let digits = self.digits();
         let side = |no: Option<usize>, marker: char, text: &[Segment], base, emph, w| {
             let gutter = match no {
                 Some(n) => format!("{n:>digits$} "),
                 None => " ".repeat(digits + 1),
             };
             let mut pieces = vec![(gutter, s.line_no), (marker.to_string(), base)];
-            pieces.extend(
-                text.iter()
-                    .map(|g| (g.text.clone(), if g.emph { emph } else { base })),
-            );
+            // The text scrolled: its first `shift` characters are off the half's left edge.
+            let mut skip = shift;
+            for g in text {
+                let n = g.text.chars().count();
+                if skip >= n {
+                    skip -= n;
+                    continue;
+                }
+                let rest: String = g.text.chars().skip(skip).collect();
+                skip = 0;
+                pieces.push((rest, if g.emph { emph } else { base }));
+            }
             fit(pieces, w, base)
         };
         let blank = |w| fit(Vec::new(), w, s.context);
@@ -933,6 +989,35 @@ FAILED test_calc.py::test_add - assert 4 == 5
         assert_eq!(diff.prev_hunk(9, false), Some(0));
         assert_eq!(diff.prev_hunk(10, false), Some(9));
         assert_eq!(diff.prev_hunk(0, false), None);
+    }
+
+    /// Scrolled to its end, the pane shows the end of the long line in its half, with its line
+    /// numbers and the separator where they were; scrolled further, nothing moves.
+    #[test]
+    fn each_half_scrolls_inside_its_half() {
+        let long = format!("{}END", "x".repeat(60));
+        let old = format!("short\n{long}\nsame\n");
+        let new = "short!\ny\nsame\n";
+        let diff = LogDiff::new(&old, new, 3);
+        // The pane scrolls no further than its widest line allows.
+        let window = |left: usize| -> Vec<String> {
+            let lines = diff.side_by_side_scrolled(&styles(), 41, left);
+            let widest = lines.iter().map(|l| text(l).chars().count()).max().unwrap();
+            let left = left.min(widest - 41);
+            lines
+                .iter()
+                .map(|l| text(l).chars().skip(left).take(41).collect())
+                .collect()
+        };
+        assert_eq!(window(0), diff.side_by_side(&styles(), 41).iter().map(text).collect::<Vec<_>>());
+        let overflow = diff.overflow(41);
+        assert!(overflow > 0);
+        let end = window(overflow);
+        let row = end.iter().find(|l| l.contains("END")).expect("the end is in view");
+        assert!(row.starts_with("2 -"), "the line number stays: {row:?}");
+        assert_eq!(row.chars().nth(20), Some('│'), "{row:?}");
+        assert!(row[..row.find('│').unwrap()].ends_with("END"), "{row:?}");
+        assert_eq!(window(overflow + 10), end, "no further than the end");
     }
 
     #[test]

@@ -1328,7 +1328,10 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
         if diff.is_empty() {
             lines.push(Line::styled("identical", t.style(Role::Dim)));
         } else if s.side_by_side {
-            lines.extend(diff.side_by_side(&diff_styles(t), width));
+            // Each half scrolls inside its half with `<` `>`: the pane's scroll, which the
+            // lines are built for.
+            let left = s.scroll_of(Screen::Pair).left;
+            lines.extend(diff.side_by_side_scrolled(&diff_styles(t), width, left));
         } else {
             lines.extend(diff.unified(&diff_styles(t)));
         }
