@@ -451,7 +451,10 @@ fn search_go_to_generations_figure_and_write_at_both_sizes() {
         assert!(tl.contains("kills per mutant kind") || w < 100, "{tl}");
         assert!(tl.contains("kills per test, generation"), "{tl}");
         // Each chart says what its bars are.
-        assert!(tl.contains("tests  mutants") && tl.contains("kept  vetoed"), "{tl}");
+        assert!(
+            tl.contains("tests  mutants") && tl.contains("kept  vetoed"),
+            "{tl}"
+        );
         // Generation 0 by `[`, then a search of its text: every hit on screen after `n`.
         t.keys(&["[", "[", "/", "b", "r", "t", "Enter"]);
         settle();

@@ -258,6 +258,11 @@ pub enum Effect {
         text: String,
     },
     CloseEditor,
+    /// Put the editor's cursor at the start of `line` (1-based): the line a refused save
+    /// complains about.
+    EditorCursor {
+        line: usize,
+    },
     /// Compile `source` with `python` (`None`: python3 from PATH); answered by
     /// `Action::SyntaxChecked`.
     CheckSyntax {

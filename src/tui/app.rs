@@ -179,6 +179,12 @@ async fn run_in(
                 }
                 Effect::OpenEditor { text } => editor = Some(text_area(&text, &looks.theme)),
                 Effect::CloseEditor => editor = None,
+                Effect::EditorCursor { line } => {
+                    if let Some(e) = editor.as_mut() {
+                        let row = u16::try_from(line.saturating_sub(1)).unwrap_or(u16::MAX);
+                        e.move_cursor(ratatui_textarea::CursorMove::Jump(row, 0));
+                    }
+                }
                 Effect::WriteFile {
                     path,
                     text,
@@ -430,6 +436,8 @@ fn text_area(text: &str, theme: &Theme) -> ratatui_textarea::TextArea<'static> {
     let mut area = ratatui_textarea::TextArea::new(lines);
     area.set_cursor_line_style(ratatui::style::Style::default());
     area.set_line_number_style(theme.style(super::theme::Role::Dim));
+    // Long lines wrap: scrolled sideways, the line numbers went out of view with the text.
+    area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     area
 }
 

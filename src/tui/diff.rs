@@ -1009,11 +1009,20 @@ FAILED test_calc.py::test_add - assert 4 == 5
                 .map(|l| text(l).chars().skip(left).take(41).collect())
                 .collect()
         };
-        assert_eq!(window(0), diff.side_by_side(&styles(), 41).iter().map(text).collect::<Vec<_>>());
+        assert_eq!(
+            window(0),
+            diff.side_by_side(&styles(), 41)
+                .iter()
+                .map(text)
+                .collect::<Vec<_>>()
+        );
         let overflow = diff.overflow(41);
         assert!(overflow > 0);
         let end = window(overflow);
-        let row = end.iter().find(|l| l.contains("END")).expect("the end is in view");
+        let row = end
+            .iter()
+            .find(|l| l.contains("END"))
+            .expect("the end is in view");
         assert!(row.starts_with("2 -"), "the line number stays: {row:?}");
         assert_eq!(row.chars().nth(20), Some('│'), "{row:?}");
         assert!(row[..row.find('│').unwrap()].ends_with("END"), "{row:?}");

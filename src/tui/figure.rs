@@ -82,7 +82,10 @@ fn draw_fitness(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
     let gen_ = &s.doc.generations[g];
     let width = bar_width(area, gen_.tests.len());
     // Bars narrower than their tests' ids are labelled by number (`10` for t10).
-    let by_number = gen_.tests.iter().any(|x| x.chars().count() > usize::from(width));
+    let by_number = gen_
+        .tests
+        .iter()
+        .any(|x| x.chars().count() > usize::from(width));
     let bars: Vec<Bar> = gen_
         .tests
         .iter()
@@ -192,7 +195,12 @@ mod tests {
     #[test]
     fn narrow_bars_are_labelled_by_the_tests_number() {
         let sources: Vec<(String, String)> = (1..=10)
-            .map(|i| (format!("test_{i:02}.py"), format!("# FAILS\ndef test_{i}(): pass\n")))
+            .map(|i| {
+                (
+                    format!("test_{i:02}.py"),
+                    format!("# FAILS\ndef test_{i}(): pass\n"),
+                )
+            })
             .collect();
         let cands: Vec<(&str, &str)> = sources
             .iter()
@@ -203,8 +211,7 @@ mod tests {
         let mut s = State::new(Arc::new(doc), true, 0);
         s.generation = Some(0);
         let theme = Theme::load(Some("dark"), None, false).unwrap();
-        let mut term =
-            ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 10)).unwrap();
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 10)).unwrap();
         term.draw(|f| draw(f, &s, &theme, f.area())).unwrap();
         let screen = format!("{}", term.backend());
         let labels = screen.lines().rev().nth(1).unwrap();

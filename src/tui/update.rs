@@ -1032,6 +1032,7 @@ fn saved(s: &mut State, source: String, fx: &mut Vec<Effect>) {
     // keeps it can never pass, so it goes nowhere until the user replaces it.
     if let Some(at) = source.lines().position(|l| l.trim() == PLACEHOLDER) {
         editor.error = Some((at + 1, "the template's placeholder".into()));
+        fx.push(Effect::EditorCursor { line: at + 1 });
         s.say(format!(
             "not accepted: line {} is still the template's placeholder, which fails on any \
              code; write the reproduction there, or Esc",
@@ -1087,6 +1088,9 @@ fn checked(
         let line = line.and_then(|l| l.trim().parse().ok()).unwrap_or(0);
         let message = message.map_or(first.clone(), |m| m.trim().to_owned());
         editor.error = Some((line, message.clone()));
+        if line > 0 {
+            fx.push(Effect::EditorCursor { line });
+        }
         s.say(format!(
             "not accepted: it does not compile (line {line}: {message}); fix it, or Esc"
         ));
@@ -1911,6 +1915,10 @@ mod tests {
         let ed = editor_after_error.expect("the editor stayed open");
         assert_eq!(ed.purpose, Editing::Edit(second));
         assert_eq!(ed.error, Some((1, "invalid syntax".into())));
+        assert!(
+            fx.contains(&Effect::EditorCursor { line: 1 }),
+            "the cursor goes to the line"
+        );
         // Each save of a test was compiled first, with the session's interpreter.
         let checks = fx
             .iter()
@@ -1961,7 +1969,13 @@ mod tests {
                 source: template.clone(),
             },
         );
-        assert!(fx.is_empty(), "nothing checked or sent: {fx:?}");
+        // Nothing checked or sent; the cursor goes to the placeholder's line.
+        assert_eq!(
+            fx,
+            [Effect::EditorCursor {
+                line: at.unwrap() + 1
+            }]
+        );
         let ed = s.editor.clone().expect("the editor stays open");
         assert_eq!(ed.error.map(|e| e.0), at.map(|i| i + 1));
         assert!(

@@ -1150,7 +1150,9 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                 format!(
                     " Grid: gen {n}/0-{of}{cut} | {tests} x {mutants} ({filter}{sort}{settling}) "
                 ),
-                format!(" Grid {n}/0-{of}{short_cut} | {tests}x{mutants} ({filter}{sort}{settling}) "),
+                format!(
+                    " Grid {n}/0-{of}{short_cut} | {tests}x{mutants} ({filter}{sort}{settling}) "
+                ),
                 format!(" Grid {n}/0-{of}{short_cut} | {tests}x{mutants}{shown}{settling} "),
                 format!(" Grid {n}/0-{of} | {tests}x{mutants}{shown}{settling} "),
             ]
@@ -2225,7 +2227,12 @@ mod tests {
         let number = all.mutants.iter().position(|m| m == first).unwrap() + 1;
         assert_eq!(grid.numbers[0], number);
         // The header's digits, read down the first column, spell that number.
-        let x = text.lines().nth(2).unwrap().chars().position(|c| c.is_ascii_digit());
+        let x = text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .chars()
+            .position(|c| c.is_ascii_digit());
         let digits: String = text
             .lines()
             .skip(2)
