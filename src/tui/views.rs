@@ -1148,13 +1148,17 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                      ({filter}{sort}{settling}) "
                 ),
                 format!(
-                    " Grid: gen {n}/0-{of}{cut} | {tests} x {mutants} ({filter}{sort}{settling}) "
+                    " Grid: generation {n} of 0-{of}{short_cut} | {tests} x {mutants} \
+                     ({filter}{sort}{settling}) "
                 ),
                 format!(
-                    " Grid {n}/0-{of}{short_cut} | {tests}x{mutants} ({filter}{sort}{settling}) "
+                    " Grid: generation {n} of 0-{of}{short_cut} | {tests}x{mutants}{shown}\
+                     {settling} "
                 ),
-                format!(" Grid {n}/0-{of}{short_cut} | {tests}x{mutants}{shown}{settling} "),
-                format!(" Grid {n}/0-{of} | {tests}x{mutants}{shown}{settling} "),
+                format!(
+                    " Grid: gen {n} of 0-{of}{short_cut} | {tests}x{mutants}{shown}{settling} "
+                ),
+                format!(" Grid {n} of 0-{of} | {tests}x{mutants}{shown}{settling} "),
             ]
             .into_iter()
             .reduce(|wide, narrow| if fits(&wide) { wide } else { narrow })
@@ -1587,12 +1591,13 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
         };
         let marks = format!(
             "{}{}",
+            // In words: letters read as keys (`c` is continue).
             if call.cache_read_tokens + call.cache_write_tokens > 0 {
-                " c"
+                " cached"
             } else {
                 ""
             },
-            if call.batch.is_some() { " b" } else { "" }
+            if call.batch.is_some() { " batch" } else { "" }
         );
         // A recorded reply has no tokens or latency to show: zeros would read as a free call.
         if call.is_scripted() {
@@ -1624,15 +1629,12 @@ fn draw_transcript(f: &mut Frame, c: &Ctx, area: Rect) {
         .saturating_sub(usize::from(list.height.saturating_sub(3)));
     let title = if one_model {
         format!(
-            " Model: {}, {} calls (h/l; c: prompt cache, b: batch) ",
+            " Model: {}, {} calls (h/l: previous, next) ",
             calls[0].model,
             calls.len()
         )
     } else {
-        format!(
-            " Model: {} calls (h/l; c: prompt cache, b: batch) ",
-            calls.len()
-        )
+        format!(" Model: {} calls (h/l: previous, next) ", calls.len())
     };
     f.render_widget(
         Paragraph::new(lines)
@@ -2017,7 +2019,7 @@ mod tests {
         update(&mut s, Action::Transcript);
         let text = format!("{}", drawn(&s, &l).backend());
         // (1200 x 3 + 2048 x 0.30 + 3400 x 15) / 1e6, halved.
-        assert!(text.contains("$0.0276 c b"), "{text}");
+        assert!(text.contains("$0.0276 cached batch"), "{text}");
         assert!(
             text.contains("Model: claude-sonnet-4-5-20250929, 2 calls"),
             "{text}"
