@@ -164,7 +164,9 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
                 );
             }
         }
-        // The Grid's `killed by` row: per column, the tests whose glyph is a kill.
+        // The Grid's `killed by` row: per column, the tests whose glyph is a kill fitness
+        // counts (under the default BRT rule a rescue `R` and a kill in passing cases only
+        // `p` are not).
         let counts: Vec<usize> = b
             .lines()
             .find_map(|l| l.trim_start().strip_prefix("killed by, column by column: "))
@@ -177,7 +179,7 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
             .map(|t| row(b, t).chars().collect())
             .collect();
         let expected: Vec<usize> = (0..columns.len())
-            .map(|j| rows.iter().filter(|r| "KkRTE".contains(r[j])).count())
+            .map(|j| rows.iter().filter(|r| "KkTE".contains(r[j])).count())
             .collect();
         assert_eq!(counts, expected, "{b}");
         // Every glyph of the block is named on its `cells:` line, as the TUI names it.

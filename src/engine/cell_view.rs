@@ -113,14 +113,19 @@ impl CellView {
     ];
 }
 
-/// How many of generation `gen_`'s tests kill each of `mutants` (flaky tests' kills do not
-/// count): the Grid's `killed by` row and `show`'s.
-pub fn killed_by(gen_: &Generation, mutants: &[MutantId]) -> Vec<usize> {
+/// How many of generation `gen_`'s tests kill each of `mutants` by the kills fitness counts
+/// (flaky tests' kills, `p` cells and rescues under the BRT rule do not count): the Grid's
+/// `killed by` row and `show`'s.
+pub fn killed_by(
+    gen_: &Generation,
+    mutants: &[MutantId],
+    config: &super::config::RunConfig,
+) -> Vec<usize> {
     let index: HashMap<&MutantId, usize> =
         mutants.iter().enumerate().map(|(i, m)| (m, i)).collect();
     let mut counts = vec![0; mutants.len()];
     for sc in gen_.scores.values().filter(|s| !s.flaky) {
-        for k in &sc.kills {
+        for k in sc.counted_kills(config) {
             if let Some(&i) = index.get(k) {
                 counts[i] += 1;
             }
@@ -233,7 +238,7 @@ impl KillMatrix {
         Some(Self {
             generation,
             tests: g.tests.clone(),
-            killed_by: killed_by(g, &mutants),
+            killed_by: killed_by(g, &mutants, &doc.config),
             mutants,
             cells: rows,
         })
@@ -248,6 +253,34 @@ mod tests {
         let mut e = crate::engine::session::fixtures::old_run("h", outcome, None, None);
         e.normalized_log = log.into();
         e
+    }
+
+    /// The `killed by` row counts what fitness counts: a kill in passing cases only (a `p`
+    /// cell) counts under the paper's rule, not under the BRT rule.
+    #[test]
+    fn killed_by_counts_the_kills_fitness_counts() {
+        let (a, b) = ("ma".to_string(), "mb".to_string());
+        let score = crate::engine::TestScore {
+            old_outcome: Outcome::Failed,
+            kills: vec![a.clone(), b.clone()],
+            status_kills: vec![],
+            passing_kills: vec![b.clone()],
+            rescues: vec![],
+            timeouts: vec![],
+            flaky: false,
+        };
+        let mut g = crate::testkit::finished_session().generations[0].clone();
+        g.scores = [("t1".to_string(), score)].into();
+        let mutants = [a, b];
+        let brt = crate::testkit::config(crate::engine::SelectionStrategy::Mutation);
+        assert_eq!(killed_by(&g, &mutants, &brt), [1, 0]);
+        assert!(Cell::KilledPassing.uncounted(&brt).is_some());
+        let paper = crate::engine::RunConfig {
+            fitness: crate::engine::FitnessRule::Paper,
+            ..brt
+        };
+        assert_eq!(killed_by(&g, &mutants, &paper), [1, 1]);
+        assert_eq!(Cell::KilledPassing.uncounted(&paper), None);
     }
 
     #[test]

@@ -110,6 +110,24 @@ impl Cell {
             Cell::TimedOut => "killed: timed out on the mutant",
         }
     }
+
+    /// Why this kill does not count toward the test's fitness under `config`, when it does
+    /// not: the BRT rule counts only changes where the test fails on `c_old`.
+    pub fn uncounted(self, config: &super::config::RunConfig) -> Option<&'static str> {
+        let failing_only = config.fitness == super::config::FitnessRule::Brt
+            && config.kills == super::config::KillScope::FailingCases;
+        match self {
+            Cell::KilledPassing if failing_only => Some(
+                "not counted: under the fitness rule brt only changes in the cases that fail \
+                 on c_old count (`--kills whole-log` counts every change)",
+            ),
+            Cell::Rescued if failing_only => Some(
+                "not counted as a kill: a mutant that makes the test pass is a possible fix, \
+                 judged by the repository's tests (rescues rank tests apart from kills)",
+            ),
+            _ => None,
+        }
+    }
 }
 
 fn generations_words(gens: &[usize]) -> String {

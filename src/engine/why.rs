@@ -57,6 +57,10 @@ pub fn reasons(doc: &SessionDoc, g: usize, p: &Pair<'_>, source: Source<'_>) -> 
     };
     if let Some(cell) = p.cell.filter(|c| c.is_kill()) {
         out.push(format!("{test} kills {}: {}", m.id, cell.verdict()).into());
+        out.extend(
+            cell.uncounted(&doc.config)
+                .map(|w| Reason::from(w.to_owned())),
+        );
         out.extend(why_killed(doc, old, run));
         return out;
     }

@@ -174,7 +174,7 @@ impl CellCache {
             .enumerate()
             .map(|(i, m)| (m.clone(), i))
             .collect();
-        let killed_by = crate::engine::cell_view::killed_by(gen_, &gen_.mutants);
+        let killed_by = crate::engine::cell_view::killed_by(gen_, &gen_.mutants, &doc.config);
         let pooled: Vec<Option<&crate::mutate::Mutant>> = gen_
             .mutants
             .iter()
@@ -635,30 +635,29 @@ impl State {
             .map(|(i, m)| (m, i))
             .collect();
         let fresh = self.cache.generation == g && self.cache.killed_by.len() == gen_.mutants.len();
-        let (numbers, cols): (Vec<usize>, Vec<usize>) = self
-            .doc
-            .pool
-            .iter()
-            .flat_map(|p| p.mutants.iter())
-            .filter_map(|m| in_gen.get(&m.id).map(|&i| (m, i)))
-            .enumerate()
-            .filter(|(_, (m, i))| match &self.filter {
-                ColumnFilter::All => true,
-                ColumnFilter::Survivors => {
-                    if fresh {
-                        self.cache.killed_by[*i] == 0
-                    } else {
-                        !gen_
-                            .scores
-                            .values()
-                            .any(|s| !s.flaky && s.kills.contains(&m.id))
+        let (numbers, cols): (Vec<usize>, Vec<usize>) =
+            self.doc
+                .pool
+                .iter()
+                .flat_map(|p| p.mutants.iter())
+                .filter_map(|m| in_gen.get(&m.id).map(|&i| (m, i)))
+                .enumerate()
+                .filter(|(_, (m, i))| match &self.filter {
+                    ColumnFilter::All => true,
+                    ColumnFilter::Survivors => {
+                        if fresh {
+                            self.cache.killed_by[*i] == 0
+                        } else {
+                            !gen_.scores.values().any(|s| {
+                                !s.flaky && s.counted_kills(&self.doc.config).contains(&&m.id)
+                            })
+                        }
                     }
-                }
-                ColumnFilter::Kind(k) => m.kind == *k,
-                ColumnFilter::File(f) => &m.file == f,
-            })
-            .map(|(number, (_, i))| (number + 1, i))
-            .unzip();
+                    ColumnFilter::Kind(k) => m.kind == *k,
+                    ColumnFilter::File(f) => &m.file == f,
+                })
+                .map(|(number, (_, i))| (number + 1, i))
+                .unzip();
         Some(GridModel {
             generation: g,
             tests: rows.iter().map(|&i| gen_.tests[i].clone()).collect(),

@@ -557,7 +557,7 @@ const GRID_HELP: [&str; 8] = [
     "    l logical, n not, c constant, v return value,",
     "    = assignment, f force failure; underlined: the mutant",
     "    is of a callee or caller (the pool widened)",
-    "  killed by: how many tests kill the mutant",
+    "  killed by: how many tests kill it (kills that count)",
 ];
 
 /// The help's lines: the grid's letters first (the key list is long), then every binding.
@@ -1303,6 +1303,9 @@ pub fn pair_lines(c: &Ctx, width: u16) -> (Vec<Line<'static>>, usize) {
                 ),
                 t.style(grid::role(view)),
             ));
+            if let Some(why) = cell.uncounted(&s.doc.config) {
+                lines.push(Line::styled(why, t.style(Role::Dim)));
+            }
             // How plausible a fix the rescuer is, as selection weighed it.
             if cell == crate::engine::kill::Cell::Rescued
                 && let Some(j) = crate::engine::witness::judgement(&s.doc, &mu.id)
