@@ -430,6 +430,33 @@ fn check_jobs(jobs: usize) -> Result<usize, RequestError> {
 
 /// The run's inputs, every one checked, and the output directory (checked, not yet created).
 /// Nothing is written before this returns.
+/// The options given that change nothing in this run, each with why: kills, issue focus
+/// and witnesses rank tests only under mutation selection with the BRT fitness rule.
+fn idle_options(config: &RunConfig) -> Vec<String> {
+    let base = RunConfig::default();
+    let given: Vec<&str> = [
+        (config.kills != base.kills, "--kills"),
+        (config.issue_focus != base.issue_focus, "--no-issue-focus"),
+        (config.witnesses != base.witnesses, "--no-witnesses"),
+    ]
+    .into_iter()
+    .filter_map(|(g, name)| g.then_some(name))
+    .collect();
+    let why = if config.selection != SelectionStrategy::Mutation {
+        format!("--selection {} does not rank by kills", config.selection)
+    } else if config.fitness != crate::engine::FitnessRule::Brt {
+        format!("--fitness {} counts every kill alike", config.fitness)
+    } else {
+        return vec![];
+    };
+    given
+        .into_iter()
+        .map(|name| {
+            format!("{name} changes nothing here: {why} (it applies to mutation selection with --fitness brt)")
+        })
+        .collect()
+}
+
 /// What `--tests N` made of `available` initial test files: fewer than asked (all of them
 /// run), or the first N in name order (named); with one, nothing is left to select.
 fn population_note(n: usize, available: usize, taken: &[(PathBuf, String)]) -> Option<String> {
@@ -722,6 +749,7 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
         doc.notes.push(note);
     }
     doc.notes.extend(population_note);
+    doc.notes.extend(idle_options(&doc.config));
     for line in syntax {
         let focal_file = focal
             .iter()
@@ -875,6 +903,37 @@ fn parse_size(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An option that ranks nothing in this run is named, with why.
+    #[test]
+    fn options_that_change_nothing_are_said() {
+        let base = RunConfig::default();
+        assert!(idle_options(&base).is_empty());
+        let whole = RunConfig {
+            kills: crate::engine::KillScope::WholeLog,
+            ..base.clone()
+        };
+        assert!(idle_options(&whole).is_empty(), "it counts under brt");
+        let paper = RunConfig {
+            fitness: crate::engine::FitnessRule::Paper,
+            ..whole.clone()
+        };
+        assert_eq!(
+            idle_options(&paper),
+            [
+                "--kills changes nothing here: --fitness paper counts every kill alike (it \
+              applies to mutation selection with --fitness brt)"
+            ]
+        );
+        let random = RunConfig {
+            selection: SelectionStrategy::Random,
+            issue_focus: false,
+            ..whole
+        };
+        let notes = idle_options(&random);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[1].starts_with("--no-issue-focus changes nothing here: --selection random"));
+    }
 
     /// `--tests N` that is not the number of initial tests is said, with what was taken.
     #[test]
