@@ -247,7 +247,12 @@ impl<'a> Cut<'a> {
             notes.push("passes on c_old".into());
         }
         if let Some((m, v)) = self.surrogate(t) {
-            notes.push(format!("rescued, {} repo tests kept", self.kept(&m, &v)));
+            // Rescued: the test passes on that mutant, which may be a fix; how plausible one,
+            // the repository's tests say.
+            notes.push(format!(
+                "rescued: passes on {m}, under which {} repository tests still pass",
+                self.kept(&m, &v)
+            ));
         }
         if let Some(f) = self
             .fact(t)

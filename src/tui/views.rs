@@ -560,7 +560,24 @@ const GRID_HELP: [&str; 8] = [
     "  killed by: how many tests kill it (kills that count)",
 ];
 
-/// The help's lines: the grid's letters first (the key list is long), then every binding.
+/// The words the explanations use, each in a line or two (80 columns).
+const WORDS_HELP: [&str; 12] = [
+    "  kill: the test's normalized log on the mutant differs",
+    "    from its log on c_old",
+    "  fitness rule brt: a test failing on c_old ranks above",
+    "    any that passes (it cannot reproduce a bug), then evidence",
+    "  rescued: the test passes on the mutant, which may be a",
+    "    fix; the repository's tests say how plausible one",
+    "    (`13 of 15 repository tests still pass`)",
+    "  issue values: the test's literals that the issue names",
+    "  the Otter rules: failing on an assertion, then failing",
+    "    otherwise, then erroring, then passing; then shorter",
+    "  gate: the pause before a crossover, where you veto,",
+    "    edit, add or pin tests (c continues)",
+];
+
+/// The help's lines: the grid's letters first (the key list is long), then the words the
+/// explanations use, then every binding.
 fn help_lines<'a>(c: &Ctx) -> Vec<Line<'a>> {
     let t = c.theme;
     let mut lines = vec![Line::styled("Grid", t.style(Role::Title))];
@@ -575,6 +592,13 @@ fn help_lines<'a>(c: &Ctx) -> Vec<Line<'a>> {
             Span::styled(cv.name(), t.style(Role::Text)),
         ]));
     }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Words", t.style(Role::Title)));
+    lines.extend(
+        WORDS_HELP
+            .iter()
+            .map(|l| Line::styled(*l, t.style(Role::Text))),
+    );
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "Keys (overridable in keymap.toml in the config directory)",
@@ -599,7 +623,12 @@ fn help_lines<'a>(c: &Ctx) -> Vec<Line<'a>> {
 
 /// How many lines the help has with `keymap`'s bindings (what it can scroll through).
 pub fn help_len(keymap: &Keymap) -> usize {
-    1 + GRID_HELP.len() + CellView::LEGEND.len() + 2 + keymap.bindings().len()
+    1 + GRID_HELP.len()
+        + CellView::LEGEND.len()
+        + 2
+        + 2
+        + WORDS_HELP.len()
+        + keymap.bindings().len()
 }
 
 fn draw_help(f: &mut Frame, c: &Ctx, area: Rect) {
