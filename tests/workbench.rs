@@ -538,6 +538,42 @@ impl ActTest for ActKind {
     }
 }
 
+/// The progress of a generation counts the kills its matrix holds, those of executions run
+/// in an earlier generation (answered from the session) too.
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_counts_every_kill_of_the_matrix() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _) = scripted_workbench(&tiny, false).await;
+    wb.send(Command::RunToEnd);
+    let mut last: std::collections::BTreeMap<usize, usize> = Default::default();
+    while let Some(e) = wb.next_event().await {
+        if let Event::ExecutionDone {
+            generation: Some(g),
+            kills,
+            ..
+        } = e
+        {
+            last.insert(g, kills);
+        }
+    }
+    let doc = wb.finish().await.unwrap().doc;
+    assert!(doc.generations.len() > 1, "a second generation reuses runs");
+    for (g, kills) in last {
+        let gen_ = &doc.generations[g];
+        let in_matrix = gen_
+            .tests
+            .iter()
+            .flat_map(|t| gen_.mutants.iter().map(move |m| (t, m)))
+            .filter(|(t, m)| {
+                let old = doc.execution(t, &Target::Old);
+                let run = doc.execution(t, &Target::Mutant((*m).clone()));
+                matches!((old, run), (Some(o), Some(r)) if evootter::engine::kill::cell(o, r).is_kill())
+            })
+            .count();
+        assert_eq!(kills, in_matrix, "generation {g}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn pinning_ends_the_run_with_the_users_choice() {
     let tiny = Tiny::new(&[]);
