@@ -115,7 +115,11 @@ impl Oracle {
         let tests = &doc.generations[self.generation].tests;
         match kind {
             ActKind::Veto { test } => {
-                if g.vetoed.contains(test) || !g.going_on.contains(test) || g.going_on.len() == 1 {
+                if g.vetoed.contains(test)
+                    || !g.going_on.contains(test)
+                    || g.going_on.len() == 1
+                    || g.pinned.as_ref() == Some(test)
+                {
                     return Some(None);
                 }
                 g.going_on.remove(test);
@@ -141,6 +145,12 @@ impl Oracle {
                 g.going_on.insert(new_test.clone());
             }
             ActKind::Pin { test } => g.pinned = Some(test.clone()),
+            ActKind::Unpin { test } => {
+                if g.pinned.as_ref() != Some(test) {
+                    return Some(None);
+                }
+                g.pinned = None;
+            }
             ActKind::Undo { .. } => {
                 return Some((self.at > 0).then(|| self.states[self.at - 1].clone()));
             }
@@ -607,6 +617,7 @@ impl World {
             ActKind::Veto { test }
             | ActKind::Unveto { test }
             | ActKind::Pin { test }
+            | ActKind::Unpin { test }
             | ActKind::Edit { test, .. } => Some(test.clone()),
             _ => None,
         };
@@ -701,7 +712,11 @@ impl World {
     fn check_screens(&self) -> Result<(), TestCaseError> {
         let s = &self.s;
         let doc = &s.doc;
-        let shown = s.shown_generation();
+        // Curate lists the gate's generation at a gate, the other screens the shown one.
+        let shown = match s.screen {
+            Screen::Curate => s.curate_generation(),
+            _ => s.shown_generation(),
+        };
         let screen = self.draw(120, 36);
         if let Some(g) = shown.filter(|g| doc.generations[*g].selected_by.is_some()) {
             let gate = doc.gate(g);
@@ -755,7 +770,7 @@ impl World {
         }
         // Messages that claim something hold now.
         let said = s.notice.clone().unwrap_or_default();
-        if said.contains("takes the pin back") {
+        if said.contains("takes the pin back") || said.contains("stays pinned") {
             let g = s.at_gate();
             prop_assert!(
                 g.is_some_and(|g| doc.pinned(g).is_some()),
@@ -900,4 +915,18 @@ fn an_undo_equal_to_an_earlier_one_is_announced_from_its_own_snapshot() {
 #[test]
 fn a_thrown_away_edit_takes_its_compile_error_with_it() {
     run(Start::Tiny, &[Op::Edit { broken: true }]).unwrap();
+}
+
+/// A pinned test could be vetoed (and stayed pinned), and only undo took a pin back: the
+/// veto is refused, and the pin key on the pinned test takes its pin back.
+#[test]
+fn a_pinned_test_is_not_vetoed_and_its_pin_key_takes_the_pin_back() {
+    let pin = Op::Pin { yes: true };
+    run(Start::Tiny, &[pin.clone(), Op::Veto, pin.clone(), Op::Veto]).unwrap();
+    let mut w = World::new(Start::Tiny);
+    w.step(&pin).unwrap();
+    let g = w.s.at_gate().unwrap();
+    assert!(w.s.doc.pinned(g).is_some());
+    w.step(&pin).unwrap();
+    assert_eq!(w.s.doc.pinned(g), None, "{:?}", w.s.notice);
 }

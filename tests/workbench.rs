@@ -272,6 +272,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
             ActKind::Redo { .. } => "redo",
             ActKind::Add { .. } => "add",
             ActKind::Pin { .. } => "pin",
+            ActKind::Unpin { .. } => "unpin",
             ActKind::Continue => "continue",
         })
         .collect();

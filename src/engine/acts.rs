@@ -22,6 +22,7 @@ pub enum ActRequest {
     Edit { test: TestId, source: String },
     Add { name: String, source: String },
     Pin { test: TestId },
+    Unpin { test: TestId },
     Undo,
     Redo,
 }
@@ -74,6 +75,12 @@ impl Engine {
                     return refused(format!(
                         "{test} does not go to crossover (those that do: {})",
                         parents.join(", ")
+                    ));
+                }
+                if self.doc.pinned(g).as_ref() == Some(&test) {
+                    return refused(format!(
+                        "{test} is pinned as the final test: pin it again to take the pin \
+                         back first"
                     ));
                 }
                 if parents.len() == 1 {
@@ -133,6 +140,12 @@ impl Engine {
                     ));
                 }
                 ActKind::Pin { test }
+            }
+            ActRequest::Unpin { test } => {
+                if self.doc.pinned(g).as_ref() != Some(&test) {
+                    return refused(format!("{test} is not pinned at this gate"));
+                }
+                ActKind::Unpin { test }
             }
             ActRequest::Undo => match self.doc.last_undoable(g) {
                 Some(i) => ActKind::Undo {
@@ -320,6 +333,7 @@ impl SessionDoc {
                     | ActKind::Edit { .. }
                     | ActKind::Add { .. }
                     | ActKind::Pin { .. }
+                    | ActKind::Unpin { .. }
             );
             (a.generation == g && undoable && !undone.contains(&i)).then_some(i)
         })

@@ -311,6 +311,11 @@ impl Fold {
                     }
                 }
                 ActKind::Pin { test } => f.pinned = Some(test.clone()),
+                ActKind::Unpin { test } => {
+                    if f.pinned.as_ref() == Some(test) {
+                        f.pinned = None;
+                    }
+                }
                 ActKind::Continue | ActKind::Undo { .. } | ActKind::Redo { .. } => continue,
             }
             f.acts.push(a.kind.describe());

@@ -63,6 +63,7 @@ impl ActKind {
             ActKind::Edit { test, new_test } => format!("edited {test} into {new_test}"),
             ActKind::Add { new_test } => format!("added {new_test}"),
             ActKind::Pin { test } => format!("pinned {test} as the final test"),
+            ActKind::Unpin { test } => format!("took back the pin of {test}"),
             ActKind::Undo {
                 what: Some(what), ..
             } => format!("undid \"{what}\""),
@@ -100,6 +101,8 @@ pub enum ActKind {
     Add { new_test: TestId },
     /// The run ends with this test as its final test.
     Pin { test: TestId },
+    /// The pin of `test` is taken back: passing the gate runs the crossover again.
+    Unpin { test: TestId },
     /// Act number `undone` (its index in `SessionDoc::acts`) no longer counts; `what` is
     /// that act in words (`vetoed t3`), for every place that lists the acts of one gate.
     Undo {

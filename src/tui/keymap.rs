@@ -442,6 +442,7 @@ impl Keymap {
             redo: first("redo", d.redo),
             proceed: first("continue", d.proceed),
             veto: first("veto", d.veto),
+            pin: first("pin", d.pin),
         }
     }
 

@@ -86,7 +86,7 @@ impl ColumnFilter {
 
 pub use crate::engine::cell_view::CellView;
 
-/// The keys of the acts a message tells the user about ("u takes the pin back"): the
+/// The keys of the acts a message tells the user about ("p again takes the pin back"): the
 /// keymap's, since a user's keymap may move them; the defaults' until the app sets them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActKeys {
@@ -94,6 +94,7 @@ pub struct ActKeys {
     pub redo: String,
     pub proceed: String,
     pub veto: String,
+    pub pin: String,
 }
 
 impl Default for ActKeys {
@@ -103,6 +104,7 @@ impl Default for ActKeys {
             redo: "U".into(),
             proceed: "c".into(),
             veto: "x".into(),
+            pin: "p".into(),
         }
     }
 }
@@ -729,9 +731,15 @@ impl State {
         self.doc.gate(g).fate(test)
     }
 
+    /// The generation Curate lists: the gate's while the run waits at one (the one its acts
+    /// are on, whichever generation the Grid shows), else the shown one.
+    pub fn curate_generation(&self) -> Option<usize> {
+        self.at_gate().or_else(|| self.shown_generation())
+    }
+
     /// The tests of the curate list: the gate's parents first, then the rest of the generation.
     pub fn curate_list(&self) -> Vec<TestId> {
-        let Some(g) = self.shown_generation() else {
+        let Some(g) = self.curate_generation() else {
             return vec![];
         };
         let parents = self.doc.parents(g);

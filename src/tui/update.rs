@@ -349,10 +349,15 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Scroll { lines } => move_by(s, 0, lines),
         Action::PageUp | Action::PageDown => {
-            let rows = s.measured[s.screen.index()].as_ref().map_or(0, |m| m.rows);
-            let page = i64::try_from(rows.saturating_sub(1))
-                .unwrap_or(1)
-                .max(i64::from(s.height.saturating_sub(8)).max(1));
+            // A page is what the pane shows, less one line kept for context: at 80x24 a
+            // pane of 7 rows paged by the terminal's height skipped lines.
+            let rows = match s.screen {
+                Screen::Grid => s.grid_viewport().0,
+                _ => s.measured[s.screen.index()]
+                    .as_ref()
+                    .map_or(usize::from(s.height.saturating_sub(8)), |m| m.rows),
+            };
+            let page = i64::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
             let dy = if action == Action::PageDown {
                 page
             } else {
@@ -972,6 +977,13 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             };
             fx.push(Effect::Send(Command::Act(act)))
         }
+        // The pin key on the pinned test takes its pin back.
+        (Action::Pin, Some(test))
+            if s.at_gate()
+                .is_some_and(|g| s.doc.pinned(g).as_ref() == Some(&test)) =>
+        {
+            fx.push(Effect::Send(Command::Act(ActRequest::Unpin { test })))
+        }
         (Action::Pin, Some(test)) => {
             // A test that passes on c_old cannot reproduce the bug: the prompt says so before
             // the run ends on it.
@@ -984,8 +996,15 @@ fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             } else {
                 ""
             };
+            // Another pinned test gives way: the question says so.
+            let instead = s
+                .at_gate()
+                .and_then(|g| s.doc.pinned(g))
+                .map_or(String::new(), |p| format!(" (in place of {p})"));
             s.confirm = Some(Confirm {
-                question: format!("pin {test} as the final test and end the run?{warning} y/n"),
+                question: format!(
+                    "pin {test} as the final test{instead} and end the run?{warning} y/n"
+                ),
                 then: Confirmed::Pin(test),
             })
         }
@@ -1142,8 +1161,9 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
         let keys = &s.act_keys;
         let then = match &act.kind {
             crate::engine::ActKind::Pin { test } => format!(
-                "; passing the gate ({}) ends the run with {test}, {} takes the pin back",
-                keys.proceed, keys.undo
+                "; passing the gate ({}) ends the run with {test}, {} on it again takes the pin \
+                 back",
+                keys.proceed, keys.pin
             ),
             _ => {
                 let gate = s.doc.gate(act.generation);
@@ -1399,6 +1419,53 @@ mod tests {
             },
         );
         s
+    }
+
+    /// At a gate, Curate lists the gate's generation, whichever one the Grid was showing.
+    #[test]
+    fn curate_lists_the_gates_generation() {
+        let mut s = paused_on_the_grid(1);
+        update(&mut s, Action::PrevGeneration);
+        assert_eq!(s.grid().unwrap().generation, 0);
+        update(&mut s, Action::Curate);
+        let mut listed = s.curate_list();
+        listed.sort();
+        let mut gate = s.doc.generations[1].tests.clone();
+        gate.sort();
+        assert_eq!(listed, gate);
+    }
+
+    /// A page is the pane's rows less one: at 80x24 Curate's log pane has 7, and paging by
+    /// the terminal's height skipped lines 8-16.
+    #[test]
+    fn a_page_is_what_the_pane_shows() {
+        let mut s = state();
+        update(
+            &mut s,
+            Action::Resize {
+                width: 80,
+                height: 24,
+            },
+        );
+        update(&mut s, Action::Curate);
+        let measure = crate::tui::state::Measure {
+            lines: 62,
+            rows: 7,
+            ..crate::tui::state::Measure::default()
+        };
+        update(
+            &mut s,
+            Action::Measured {
+                screen: Screen::Curate,
+                measure,
+            },
+        );
+        update(&mut s, Action::PageDown);
+        assert_eq!(s.scroll_of(Screen::Curate).top, 6);
+        update(&mut s, Action::PageDown);
+        assert_eq!(s.scroll_of(Screen::Curate).top, 12);
+        update(&mut s, Action::PageUp);
+        assert_eq!(s.scroll_of(Screen::Curate).top, 6);
     }
 
     #[test]

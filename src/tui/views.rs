@@ -1477,7 +1477,7 @@ fn draw_why(f: &mut Frame, c: &Ctx, area: Rect) {
 fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     let s = c.state;
     let t = c.theme;
-    let g = s.shown_generation();
+    let g = s.curate_generation();
     let title = match s.at_gate() {
         Some(g) => format!(" Curate: the gate before generation {g}'s crossover "),
         None if s.read_only => " Curate (read-only: nothing can be changed here) ".into(),
@@ -1537,8 +1537,9 @@ fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
         let gate = s.doc.gate(g);
         let then = match &gate.pinned {
             Some(p) if s.at_gate() == Some(g) => format!(
-                "{p} is pinned: passing the gate ends the run with it ({} takes the pin back)",
-                s.act_keys.undo
+                "{p} is pinned: passing the gate ends the run with it ({} on it takes the pin \
+                 back)",
+                s.act_keys.pin
             ),
             _ => gate.then_words(),
         };
