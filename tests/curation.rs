@@ -781,7 +781,7 @@ impl World {
             prop_assert!(s.editor.is_some(), "`{said}` with no editor open");
         }
         if let (Some(g), Some((_, list))) = (s.at_gate(), said.split_once("going to crossover: ")) {
-            let list = list.split(';').next().unwrap_or("").trim();
+            let list = list.split([';', '\n']).next().unwrap_or("").trim();
             prop_assert_eq!(list, doc.gate(g).going_on.join(", "), "`{}`", said);
         }
         // The footer offers each key once, and every key it offers acts here (the reducer
@@ -807,7 +807,10 @@ impl World {
             && s.confirm.is_none()
             && s.prompt.is_none()
             && s.search.as_ref().is_none_or(|q| q.screen != s.screen)
-            && matches!(s.screen, Screen::Grid | Screen::Curate)
+            && (s.screen == Screen::Curate
+                || s.screen == Screen::Grid
+                    && s.grid()
+                        .is_some_and(|gr| Some(gr.generation) == s.at_gate()))
         {
             let footer = self.draw(80, 24);
             let footer = footer.lines().last().unwrap_or_default();

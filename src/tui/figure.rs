@@ -134,7 +134,14 @@ fn draw_kinds(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
                 .scores
                 .values()
                 .filter(|sc| !sc.flaky)
-                .map(|sc| sc.kills.iter().filter(|m| kind_of(m) == Some(*k)).count())
+                // The kills fitness counts, as the Grid's `killed by` row and the bars
+                // per test.
+                .map(|sc| {
+                    sc.counted_kills(&s.doc.config)
+                        .into_iter()
+                        .filter(|m| kind_of(m) == Some(*k))
+                        .count()
+                })
                 .sum();
             Bar::default()
                 .value(kills as u64)
@@ -150,11 +157,13 @@ fn draw_kinds(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
         .filter(|k| gen_.mutants.iter().any(|m| kind_of(m) == Some(**k)))
         .map(|k| format!("{} {}", kind_letter(*k), kind_word(*k)))
         .collect();
+    // Cut, the last word would read as another kind: too narrow, the help names them.
+    let mut legend = format!(" {} ", words.join(" "));
+    if legend.chars().count() + 2 > usize::from(area.width) {
+        legend = " ? names the letters ".into();
+    }
     let chart = BarChart::default()
-        .block(
-            chart_block(t, " kills per mutant kind ".into())
-                .title_bottom(format!(" {} ", words.join(" "))),
-        )
+        .block(chart_block(t, " kills per mutant kind ".into()).title_bottom(legend))
         .data(BarGroup::default().bars(&bars))
         .bar_width(width)
         .bar_gap(1)
@@ -166,14 +175,14 @@ fn draw_kinds(f: &mut Frame, s: &State, t: &Theme, area: Rect, g: usize) {
 fn kind_word(k: MutantKind) -> &'static str {
     use MutantKind::*;
     match k {
-        BinaryArithmetic => "arith",
-        UnaryArithmetic => "unary",
-        BinaryRelational => "cmp",
-        BinaryLogical => "and/or",
+        BinaryArithmetic => "+-",
+        UnaryArithmetic => "neg",
+        BinaryRelational => "<=",
+        BinaryLogical => "and",
         UnaryLogical => "not",
-        ConstantReplacement => "const",
+        ConstantReplacement => "lit",
         ReturnValue => "ret",
-        Assignment => "assign",
+        Assignment => "=",
         ForceFailure => "raise",
     }
 }

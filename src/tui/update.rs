@@ -86,7 +86,15 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
     };
     match a {
         Action::Step | Action::RunToGate => read_only()
-            .or_else(|| (s.doc.phase == Phase::Done).then(|| "the run is finished".to_owned())),
+            .or_else(|| (s.doc.phase == Phase::Done).then(|| "the run is finished".to_owned()))
+            .or_else(|| {
+                s.at_gate().map(|_| {
+                    "at the gate the run waits for you: act, or c continues past it".to_owned()
+                })
+            }),
+        Action::PrevGeneration | Action::NextGeneration if s.doc.generations.len() <= 1 => {
+            Some("there is one generation so far".to_owned())
+        }
         Action::Continue => read_only().or_else(|| {
             s.at_gate()
                 .is_none()
@@ -100,6 +108,17 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
         | Action::Undo
         | Action::Redo => read_only().or_else(|| match s.at_gate() {
             None => Some("acts wait for the gate before a crossover (`r` runs to it)".into()),
+            Some(g)
+                if matches!(a, Action::Veto | Action::Edit | Action::Pin)
+                    && matches!(s.screen, Screen::Grid | Screen::Pair | Screen::Why)
+                    && s.grid().is_some_and(|grid| grid.generation != g) =>
+            {
+                Some(format!(
+                    "the Grid shows generation {}: acts are on generation {g}'s tests, at its \
+                     gate (] shows it)",
+                    s.grid().map_or(0, |grid| grid.generation)
+                ))
+            }
             Some(g) if *a == Action::Undo && !s.doc.can_undo(g) => {
                 Some("nothing to undo at this gate".into())
             }
@@ -448,6 +467,13 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             let pair = s.grid_selection();
             s.sort_by_fitness = !s.sort_by_fitness;
             s.reselect(pair);
+            s.say(if s.sort_by_fitness {
+                "rows in the order selection ranks them: fitness's order of evidence (failing on \
+                 c_old, reaching the focal code, rescues, issue values, then kills; ? has the \
+                 words); s again: the generation's order"
+            } else {
+                "rows in the generation's order"
+            });
         }
         Action::FilterColumns => {
             let pair = s.grid_selection();
@@ -456,6 +482,16 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             s.col = 0;
             s.col_scroll = 0;
             s.reselect(pair);
+            if s.grid().is_some_and(|g| g.mutants.is_empty()) {
+                s.say(match s.filter {
+                    ColumnFilter::Survivors => {
+                        "no survivors: some test kills every mutant of this generation (f: the \
+                         next filter)"
+                            .to_owned()
+                    }
+                    _ => format!("{} shows no mutant (f: the next filter)", s.filter.label()),
+                });
+            }
         }
         // The Batch screen's own (`tui::batch`); no session screen binds them.
         Action::ReverseSort
@@ -654,7 +690,16 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
             }),
             None => {}
         },
-        Action::No => s.confirm = None,
+        Action::No => {
+            // What was not done, said (a silent `n` reads as lost).
+            if let Some(c) = s.confirm.take() {
+                match c.then {
+                    Confirmed::Pin(test) => s.say(format!("{test} is not pinned")),
+                    Confirmed::DiscardEdit => s.say("your changes stay in the editor"),
+                    _ => {}
+                }
+            }
+        }
         Action::FileRead { path, result } => match result {
             Ok(source) => {
                 let name = path
@@ -1189,6 +1234,13 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
             s.say(format!(
                 "{t} errors on c_old ({why}): it is in, but it reproduces nothing yet; e edits it"
             ));
+        } else if old.outcome == crate::exec::Outcome::Passed {
+            // Said after what the act did, not instead of it.
+            let before = s.notice.clone().map_or(String::new(), |n| format!("{n}\n"));
+            s.say(format!(
+                "{before}{t} passes on c_old, so it cannot reproduce the bug as written (a test \
+                 that fails there can); e edits it"
+            ));
         }
     }
     if s.screen == Screen::Pair {
@@ -1586,7 +1638,7 @@ mod tests {
             said.contains("\npaused before generation 1's crossover"),
             "{said}"
         );
-        update(&mut s, Action::SortRows);
+        update(&mut s, Action::ToggleRaw);
         assert_eq!(s.notice, None);
         update(
             &mut s,
@@ -2182,7 +2234,7 @@ mod tests {
             "{said}"
         );
         // The next act makes it stale.
-        update(&mut s, Action::SortRows);
+        update(&mut s, Action::ToggleRaw);
         assert_eq!(s.notice, None);
     }
 

@@ -147,7 +147,13 @@ fn draw_editor(f: &mut Frame, c: &Ctx, area: Rect) {
             } else {
                 String::new()
             };
-            (format!("does not compile: {at}{msg}"), Role::Error)
+            // The template's placeholder compiles: it is refused for failing on any code.
+            let verdict = if msg == "the template's placeholder" {
+                "not accepted, it fails on any code"
+            } else {
+                "does not compile"
+            };
+            (format!("{verdict}: {at}{msg}"), Role::Error)
         })
     };
     let (text_area, status_area) = match &status {
@@ -1155,7 +1161,7 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
                 _ => settling,
             };
             let sort = if s.sort_by_fitness {
-                ", by fitness"
+                ", selection's order"
             } else {
                 ""
             };
@@ -1164,7 +1170,8 @@ fn draw_grid(f: &mut Frame, c: &Ctx, area: Rect) {
             let (tests, mutants, filter) = (g.tests.len(), g.mutants.len(), s.filter.label());
             // Columns that are a subset say which, however narrow the title.
             let shown = match &s.filter {
-                ColumnFilter::All => String::new(),
+                ColumnFilter::All if sort.is_empty() => String::new(),
+                ColumnFilter::All => format!(" ({})", sort.trim_start_matches(", ")),
                 ColumnFilter::Kind(k) => format!(" (kind {}{sort})", super::grid::kind_letter(*k)),
                 _ => format!(" ({filter}{sort})"),
             };

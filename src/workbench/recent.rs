@@ -13,9 +13,13 @@ fn file() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "evootter").map(|d| d.data_dir().join("recent.json"))
 }
 
-/// The sessions on the list that still exist, newest first.
+/// The sessions on the list that exist, newest first.
 pub fn list() -> Vec<PathBuf> {
-    file().map_or_else(Vec::new, |f| read(&f))
+    file()
+        .map_or_else(Vec::new, |f| read(&f))
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect()
 }
 
 /// Puts `session` (a session file) first on the list.
@@ -30,7 +34,12 @@ fn read(file: &Path) -> Vec<PathBuf> {
         return vec![];
     };
     let paths: Vec<PathBuf> = serde_json::from_str(&text).unwrap_or_default();
-    paths.into_iter().filter(|p| p.is_file()).collect()
+    // A session whose directory is gone is forgotten; one whose run has not written its file
+    // yet (another run just started) is kept.
+    paths
+        .into_iter()
+        .filter(|p| p.parent().is_some_and(Path::is_dir))
+        .collect()
 }
 
 fn write(file: &Path, session: &Path) -> std::io::Result<()> {
@@ -38,13 +47,17 @@ fn write(file: &Path, session: &Path) -> std::io::Result<()> {
     let session = session
         .canonicalize()
         .or_else(|_| std::path::absolute(session))?;
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    // Two runs started together each read, add and write the list: one at a time, or the
+    // second writer drops the first one's session.
+    let lock = std::fs::File::create(file.with_extension("lock"))?;
+    lock.lock()?;
     let mut paths = read(file);
     paths.retain(|p| *p != session);
     paths.insert(0, session);
     paths.truncate(KEEP);
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     // Written whole and renamed, so two runs ending together leave one list or the other.
     let tmp = file.with_extension(format!("json.{}", std::process::id()));
     std::fs::write(&tmp, serde_json::to_vec_pretty(&paths)?)?;
@@ -72,6 +85,16 @@ mod tests {
         write(&list, &a).unwrap();
         assert_eq!(read(&list), [a.clone(), b.clone()]);
         std::fs::remove_dir_all(b.parent().unwrap()).unwrap();
-        assert_eq!(read(&list), [a]);
+        assert_eq!(read(&list), std::slice::from_ref(&a));
+        // A run that has claimed its directory but not written its session yet stays on the
+        // list while another run adds its own.
+        let early = dir.path().join("early");
+        std::fs::create_dir_all(&early).unwrap();
+        write(&list, &early.join("session.json")).unwrap();
+        write(&list, &a).unwrap();
+        assert_eq!(
+            read(&list),
+            [a, early.canonicalize().unwrap().join("session.json")]
+        );
     }
 }

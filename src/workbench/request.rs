@@ -585,6 +585,11 @@ fn new_doc(a: &RunOptions) -> Result<(SessionDoc, PathBuf), RequestError> {
     // A population that is not what --tests asked for, or a few of many files, is said.
     let population_note = match &tests_dir {
         Some(dir) => population_note(n, setup::candidate_files(dir)?.len(), &candidates),
+        None if n == 1 => Some(
+            "--tests 1: the model writes one test; with one test there is nothing to select, \
+             so it is the final test"
+                .to_owned(),
+        ),
         None => None,
     };
     // The focal functions exist and yield mutants: the Mutate step would find out only after
