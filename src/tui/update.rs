@@ -708,7 +708,14 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                 // The file's text goes into the editor, to be read before it is added.
                 open_editor(s, Editing::Add(name), source, fx);
             }
-            Err(e) => s.say(format!("cannot read {}: {e}", path.display())),
+            // The prompt opens again on what was typed, to be corrected rather than retyped.
+            Err(e) => {
+                open_editor(s, Editing::Path, path.display().to_string(), fx);
+                s.say(format!(
+                    "cannot read {}: {e}; correct the path, or Esc",
+                    path.display()
+                ));
+            }
         },
         Action::SourcesRead { sources } => {
             s.sources.extend(sources);
@@ -2037,6 +2044,13 @@ mod tests {
         assert!(
             fx.contains(&Effect::EditorCursor { line: 1 }),
             "the cursor goes to the line"
+        );
+        // A path that cannot be read opens the prompt again on it, to be corrected.
+        assert!(
+            fx.contains(&Effect::OpenEditor {
+                text: "/no/such.py".into()
+            }),
+            "{fx:?}"
         );
         // Each save of a test was compiled first, with the session's interpreter.
         let checks = fx
