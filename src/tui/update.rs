@@ -1242,8 +1242,9 @@ fn derive(s: &mut State, fx: &mut Vec<Effect>) {
                 "{t} errors on c_old ({why}): it is in, but it reproduces nothing yet; e edits it"
             ));
         } else if old.outcome == crate::exec::Outcome::Passed {
-            // Said after what the act did, not instead of it.
-            let before = s.notice.clone().map_or(String::new(), |n| format!("{n}\n"));
+            // Said after what the act did, not instead of it, on the same line (the status
+            // line shows one at 80x24).
+            let before = s.notice.clone().map_or(String::new(), |n| format!("{n}; "));
             s.say(format!(
                 "{before}{t} passes on c_old, so it cannot reproduce the bug as written (a test \
                  that fails there can); e edits it"
