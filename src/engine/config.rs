@@ -403,6 +403,12 @@ fn yes() -> bool {
 impl RunConfig {
     /// How this run's tests were compared, in a line (`show`'s header): the options that
     /// change which tests a cut keeps.
+    /// Whether fitness counts only kills in the cases a test fails on `c_old` (the BRT rule
+    /// with `--kills failing-cases`): a `p` cell and a rescue are not counted as kills.
+    pub fn counts_failing_cases_only(&self) -> bool {
+        self.fitness == FitnessRule::Brt && self.kills == KillScope::FailingCases
+    }
+
     pub fn fitness_words(&self) -> String {
         if self.selection != SelectionStrategy::Mutation {
             return format!("selection {} (no fitness)", self.selection);

@@ -114,8 +114,7 @@ impl Cell {
     /// Why this kill does not count toward the test's fitness under `config`, when it does
     /// not: the BRT rule counts only changes where the test fails on `c_old`.
     pub fn uncounted(self, config: &super::config::RunConfig) -> Option<&'static str> {
-        let failing_only = config.fitness == super::config::FitnessRule::Brt
-            && config.kills == super::config::KillScope::FailingCases;
+        let failing_only = config.counts_failing_cases_only();
         match self {
             Cell::KilledPassing if failing_only => Some(
                 "not counted: under the fitness rule brt only changes in the cases that fail \

@@ -289,8 +289,7 @@ impl TestScore {
 
     /// The mutants `counted` counts.
     pub fn counted_kills(&self, config: &super::config::RunConfig) -> Vec<&MutantId> {
-        let failing_only = config.fitness == super::config::FitnessRule::Brt
-            && config.kills == super::config::KillScope::FailingCases;
+        let failing_only = config.counts_failing_cases_only();
         self.kills
             .iter()
             .filter(|m| {
@@ -304,8 +303,7 @@ impl TestScore {
     /// a broad test with a wrong expectation prints another value under every mutant it
     /// runs, and a test that reproduces the bug's own failure changes what fails.
     pub fn counted_status(&self, config: &super::config::RunConfig) -> usize {
-        let failing_only = config.fitness == super::config::FitnessRule::Brt
-            && config.kills == super::config::KillScope::FailingCases;
+        let failing_only = config.counts_failing_cases_only();
         if failing_only {
             self.status_kills.len() - self.rescues.len()
         } else {

@@ -97,9 +97,7 @@ impl Role {
             Fate::Pending => Role::Text,
         }
     }
-}
 
-impl Role {
     pub const ALL: &'static [Role] = &[
         Role::Text,
         Role::Dim,
