@@ -239,7 +239,7 @@ fn traced_baselines_log_as_untraced_ones_and_sampling_by_reach_is_a_choice() {
         .find(|(t, m)| !g.scores[*t].kills.contains(m))
         .expect("a survived cell");
     let pair = evootter::engine::pair::find(&reached, t, m).unwrap();
-    let why = evootter::engine::why::reasons(
+    let why = evootter::engine::kill_reasons::reasons(
         &reached,
         0,
         &pair,

@@ -32,24 +32,198 @@ fn files(root: &Path) -> BTreeMap<Module, String> {
             }
         }
     }
+    for test in test_files(&out) {
+        out.remove(&test);
+    }
     out
 }
 
-/// The source without comments and without its `#[cfg(test)]` modules (kept at a file's end
-/// in this codebase, so everything after one goes).
+/// The source as code only: comments and the insides of string and char literals become
+/// spaces (a path in a message is not a dependency), and every `#[cfg(test)]` module block
+/// is cut out. Everything else is read, whatever comes after a test-only item.
 fn code(src: &str) -> String {
-    let mut out = String::new();
-    for line in src.lines() {
-        let t = line.trim_start();
-        if t.starts_with("#[cfg(test)]") {
-            break;
+    cut_test_modules(&blank_literals(src))
+}
+
+/// Comments and literal contents as spaces, newlines kept so that lines still count.
+fn blank_literals(src: &str) -> String {
+    let c: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < c.len() {
+        let next = c.get(i + 1).copied();
+        if c[i] == '/' && next == Some('/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if c[i] == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+        } else if c[i] == '"'
+            || (c[i] == 'r' && matches!(next, Some('"' | '#')) && raw_start(&c, i))
+        {
+            // A string: `"..."` with escapes, or raw `r#"..."#` without.
+            let raw = c[i] == 'r';
+            let mut hashes = 0;
+            if raw {
+                out.push('r');
+                i += 1;
+                while c.get(i) == Some(&'#') {
+                    hashes += 1;
+                    out.push('#');
+                    i += 1;
+                }
+            }
+            out.push('"');
+            i += 1;
+            while i < c.len() {
+                if !raw && c[i] == '\\' {
+                    blank(&mut out, c[i]);
+                    if let Some(&e) = c.get(i + 1) {
+                        blank(&mut out, e);
+                    }
+                    i += 2;
+                } else if c[i] == '"' && (0..hashes).all(|k| c.get(i + 1 + k) == Some(&'#')) {
+                    out.push('"');
+                    out.extend(std::iter::repeat_n('#', hashes));
+                    i += 1 + hashes;
+                    break;
+                } else {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+            continue;
+        } else if c[i] == '\'' {
+            // A char literal (`'x'`, `'\n'`, `'\u{7f}'`), not a lifetime (`'a`).
+            let close = if next == Some('\\') {
+                (i + 2..c.len()).find(|&k| c[k] == '\'')
+            } else if c.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match close {
+                Some(k) => {
+                    out.push_str("' ");
+                    out.extend(std::iter::repeat_n(' ', k - i - 2));
+                    out.push('\'');
+                    i = k + 1;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+            continue;
+        } else {
+            out.push(c[i]);
+            i += 1;
+            continue;
         }
-        let line = match line.find("//") {
-            Some(i) if !line[..i].contains('"') => &line[..i],
-            _ => line,
+    }
+    out
+}
+
+/// `r` at `i` opens a raw string (`r"`, `r#"`, `br"`) and is not the end of a word (`for"`
+/// cannot occur, but `bar#` would not be a string either).
+fn raw_start(c: &[char], i: usize) -> bool {
+    let word = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let starts_word = i == 0 || !word(c[i - 1]) || (c[i - 1] == 'b' && (i < 2 || !word(c[i - 2])));
+    let mut k = i + 1;
+    while c.get(k) == Some(&'#') {
+        k += 1;
+    }
+    starts_word && c.get(k) == Some(&'"')
+}
+
+/// Every `#[cfg(test)]` module with a body (`mod tests { ... }`, at any indentation) as
+/// blank lines; a test-only function or `use` stays in, since it is code that can name any
+/// module. (A `#[cfg(test)] mod tests;` file is left out by `test_files`.)
+fn cut_test_modules(code: &str) -> String {
+    let mut out = code.to_string();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]").map(|i| from + i) {
+        let after = at + "#[cfg(test)]".len();
+        let rest = &out[after..];
+        let item = rest.trim_start();
+        let item = item
+            .strip_prefix("pub(crate) ")
+            .or_else(|| item.strip_prefix("pub(super) "))
+            .or_else(|| item.strip_prefix("pub "))
+            .unwrap_or(item);
+        let body = item.strip_prefix("mod ").and_then(|m| {
+            let open = m.find(['{', ';'])?;
+            (m.as_bytes()[open] == b'{').then_some(out.len() - m.len() + open)
+        });
+        let Some(open) = body else {
+            from = after;
+            continue;
         };
-        out.push_str(line);
-        out.push('\n');
+        let mut depth = 0;
+        let mut close = out.len();
+        for (k, ch) in out[open..].char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = open + k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let blanked: String = out[at..close]
+            .chars()
+            .map(|ch| if ch == '\n' { '\n' } else { ' ' })
+            .collect();
+        out.replace_range(at..close, &blanked);
+        from = close;
+    }
+    out
+}
+
+/// The files that are a `#[cfg(test)] mod x;` of their parent, and everything under them.
+fn test_files(files: &BTreeMap<Module, String>) -> BTreeSet<Module> {
+    let mut out = BTreeSet::new();
+    for (module, src) in files {
+        let code = blank_literals(src);
+        let mut from = 0;
+        while let Some(at) = code[from..].find("#[cfg(test)]").map(|i| from + i) {
+            from = at + "#[cfg(test)]".len();
+            let item = code[from..].trim_start();
+            let Some(m) = item.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = m
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if m[name.len()..].trim_start().starts_with(';') {
+                let mut child = module.clone();
+                child.push(name);
+                out.extend(files.keys().filter(|k| k.starts_with(&child)).cloned());
+            }
+        }
     }
     out
 }
@@ -324,4 +498,239 @@ fn a_circle_is_found_and_named() {
         Some(vec!["a".to_string(), "a/c".to_string()])
     );
     assert_eq!(circle(&g, &vec!["a".to_string(), "b".to_string()]), None);
+}
+
+/// The layers of ARCHITECTURE.md's `layers` block, top first: each line names the top-level
+/// modules of one floor (`main` is the binary's root, `lib` the library's facade).
+fn layers(architecture: &str) -> Vec<Vec<String>> {
+    let start = architecture
+        .find("```layers\n")
+        .expect("ARCHITECTURE.md has a ```layers block")
+        + "```layers\n".len();
+    let end = start + architecture[start..].find("```").expect("the block ends");
+    architecture[start..end]
+        .lines()
+        .map(|l| {
+            l.split('#')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(String::from)
+                .collect()
+        })
+        .filter(|l: &Vec<String>| !l.is_empty())
+        .collect()
+}
+
+/// Every arrow that goes up a floor, as `from -> to (floor i -> floor j)`; a top-level module
+/// no floor names is itself a finding, so a new module has to be placed.
+fn upward(
+    g: &BTreeMap<Module, BTreeSet<Module>>,
+    files: &BTreeMap<Module, String>,
+    layers: &[Vec<String>],
+) -> Vec<String> {
+    let top = |m: &Module| m.first().cloned().unwrap_or_else(|| "lib".into());
+    let floor = |m: &Module| layers.iter().position(|l| l.contains(&top(m)));
+    let mut out = vec![];
+    for m in files.keys() {
+        if floor(m).is_none() {
+            out.push(format!(
+                "{} is on no floor of ARCHITECTURE.md's layers",
+                name(m)
+            ));
+        }
+    }
+    for (from, deps) in g {
+        for to in deps {
+            if let (Some(a), Some(b)) = (floor(from), floor(to))
+                && b < a
+            {
+                out.push(format!(
+                    "{} -> {} (from the floor of {} up to the floor of {})",
+                    name(from),
+                    name(to),
+                    top(from),
+                    top(to)
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn architecture() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap()
+}
+
+#[test]
+fn every_import_goes_down_the_floors_of_architecture_md() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = files(&root);
+    let layers = layers(&architecture());
+    let up = upward(&graph(&files), &files, &layers);
+    assert!(
+        up.is_empty(),
+        "imports that go up a floor (move what is needed down, or the module up):\n{}",
+        up.join("\n")
+    );
+}
+
+#[test]
+fn an_engine_file_that_imports_the_workbench_fails_the_layering() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = files(&root);
+    let layers = layers(&architecture());
+    let engine: Vec<&Module> = files
+        .keys()
+        .filter(|m| m.first().is_some_and(|f| f == "engine"))
+        .collect();
+    assert!(engine.len() > 10, "{engine:?}");
+    // Planted in every engine file at once (one graph; each arrow is found on its own), at
+    // the file's end, below whatever test-only item or module it has.
+    let mut planted = files.clone();
+    for m in &engine {
+        planted
+            .get_mut(*m)
+            .unwrap()
+            .push_str("\nuse crate::workbench::Workbench;\nfn planted(_: Workbench) {}\n");
+    }
+    let up = upward(&graph(&planted), &planted, &layers);
+    for m in engine {
+        assert!(
+            up.iter()
+                .any(|u| u.starts_with(&format!("{} -> workbench", name(m)))),
+            "{}: {up:?}",
+            name(m)
+        );
+    }
+}
+
+#[test]
+fn an_import_below_an_indented_test_only_item_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "pub mod engine;\npub mod workbench;\n").unwrap();
+    std::fs::write(src.join("workbench.rs"), "pub struct W;\n").unwrap();
+    std::fs::write(
+        src.join("engine.rs"),
+        "pub struct E;\nimpl E {\n    #[cfg(test)]\n    fn fixture() -> E { E }\n}\n\
+         const S: &str = \"}\\\"{ // not a comment\";\nconst C: char = '{';\n\
+         /* a { comment */\nfn f(_: &'static str) -> crate::workbench::W { crate::workbench::W }\n\
+         #[cfg(test)]\nmod tests {\n    use crate::workbench::W;\n    fn g() { let _ = \"{\"; }\n}\n",
+    )
+    .unwrap();
+    let files = files(src);
+    let g = graph(&files);
+    let layers = vec![
+        vec!["lib".to_string()],
+        vec!["engine".into()],
+        vec!["workbench".into()],
+    ];
+    let engine = vec!["engine".to_string()];
+    assert!(g[&engine].contains(&vec!["workbench".to_string()]), "{g:?}");
+    // The module of tests is cut out, and only it.
+    assert!(!code(&files[&engine]).contains("mod tests"));
+    assert!(code(&files[&engine]).contains("fn f("));
+    assert_eq!(upward(&g, &files, &layers), Vec::<String>::new());
+    let inverted = vec![
+        vec!["lib".to_string()],
+        vec!["workbench".into()],
+        vec!["engine".into()],
+    ];
+    assert_eq!(
+        upward(&g, &files, &inverted),
+        vec![
+            "engine -> workbench (from the floor of engine up to the floor of workbench)"
+                .to_string()
+        ]
+    );
+}
+
+#[test]
+fn a_test_module_file_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod b;\n").unwrap();
+    std::fs::write(
+        src.join("a/mod.rs"),
+        "#[cfg(test)]\nmod tests;\npub fn f() {}\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("a/tests.rs"), "use crate::b::B;\n").unwrap();
+    std::fs::write(src.join("b.rs"), "pub struct B;\n").unwrap();
+    let files = files(src);
+    assert!(!files.contains_key(&vec!["a".to_string(), "tests".to_string()]));
+    assert!(files.contains_key(&vec!["a".to_string()]));
+}
+
+/// The `.rs` files ARCHITECTURE.md's map names (the one fenced block opened by a bare fence):
+/// a line at column 0 names paths from the repository root and sets the directory heading
+/// (its one `src/.../` name); a line indented two spaces names paths under that heading.
+/// A name is what comes before the first two spaces; `a, b` and `a + b` name two.
+fn mapped(architecture: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let (mut inside, mut is_map, mut heading) = (false, false, String::new());
+    for line in architecture.lines() {
+        if line.starts_with("```") {
+            inside = !inside;
+            is_map = inside && line.trim() == "```";
+            continue;
+        }
+        if !is_map {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        if indent != 0 && indent != 2 {
+            continue;
+        }
+        let field = line.trim_start().split("  ").next().unwrap_or("");
+        let names: Vec<&str> = field
+            .split([',', '+'])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if indent == 0 {
+            heading = names
+                .iter()
+                .find(|n| n.starts_with("src/") && n.ends_with('/'))
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+        }
+        for n in names {
+            let path = if indent == 0 {
+                n.to_string()
+            } else {
+                format!("{heading}{n}")
+            };
+            if path.ends_with(".rs") {
+                out.insert(path);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn architecture_md_maps_every_source_file_and_no_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut on_disk = BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                on_disk.insert(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mapped = mapped(&architecture());
+    let missing: Vec<_> = on_disk.difference(&mapped).collect();
+    let gone: Vec<_> = mapped.difference(&on_disk).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "ARCHITECTURE.md's map misses {missing:?} and names files that do not exist: {gone:?}"
+    );
 }

@@ -169,7 +169,7 @@ pub struct BatchDir {
     pub dir: PathBuf,
     cache: BTreeMap<String, (Stamp, Row)>,
     manifest: ByMtime<Manifest>,
-    /// Which instance's call waits in which provider batch (`llm::batch::waiting`).
+    /// Which instance's call waits in which provider batch (`llm::provider_batch::waiting`).
     waiting: ByMtime<HashMap<String, (String, u64)>>,
 }
 
@@ -260,10 +260,10 @@ impl BatchDir {
         others.sort();
         ids.extend(others.into_iter().map(|n| (n, String::new())));
         // A running instance's call in a provider batch (`--llm-batch`) says so.
-        let journal = self.dir.join(crate::llm::batch::JOURNAL);
+        let journal = self.dir.join(crate::llm::provider_batch::JOURNAL);
         let waiting = self
             .waiting
-            .get(&journal, || crate::llm::batch::waiting(&self.dir))
+            .get(&journal, || crate::llm::provider_batch::waiting(&self.dir))
             .clone();
         ids.into_iter()
             .map(|(id, repo)| {

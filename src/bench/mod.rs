@@ -14,8 +14,8 @@ pub mod summary;
 
 use crate::engine::SessionDoc;
 use crate::exec::{self, ExecRequest, ExecResult};
-use crate::llm::batch::{BatchClient, BatchNews, Batcher, Pacing, Participant};
 use crate::llm::budget::Budget;
+use crate::llm::provider_batch::{BatchClient, BatchNews, Batcher, Pacing, Participant};
 use crate::outdir::{Intent, OutDir};
 use crate::workbench::{self, Command, Ending, Options, RunOptions, Workbench};
 use instances::Row;

@@ -164,7 +164,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         template: request.clone(),
         model_name,
         budget_usd_total: a.budget_usd_total,
-        llm_batch: a.llm_batch.then(|| evootter::llm::batch::Pacing {
+        llm_batch: a.llm_batch.then(|| evootter::llm::provider_batch::Pacing {
             first_poll: seconds(a.llm_batch_poll),
             max_poll: seconds(a.llm_batch_poll.max(300.0)),
             gather: seconds(a.llm_batch_gather),

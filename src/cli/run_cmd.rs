@@ -137,10 +137,10 @@ fn batched(
     poll: f64,
 ) -> anyhow::Result<(
     std::sync::Arc<dyn evootter::llm::Model>,
-    evootter::llm::batch::Participant,
+    evootter::llm::provider_batch::Participant,
 )> {
     let cfg = &prepared.doc.config;
-    let pacing = evootter::llm::batch::Pacing {
+    let pacing = evootter::llm::provider_batch::Pacing {
         first_poll: std::time::Duration::from_secs_f64(poll),
         max_poll: std::time::Duration::from_secs_f64(poll.max(300.0)),
         // One run: its call is the batch, nothing to wait for.

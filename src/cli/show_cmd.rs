@@ -182,7 +182,7 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str, raw: bool) -> anyhow::R
         return Ok(());
     };
     // The cell as the Grid shows it in the generation that explains the pair best.
-    let generation = evootter::engine::why::generation_of(doc, &p.test.id, &m.id);
+    let generation = evootter::engine::kill_reasons::generation_of(doc, &p.test.id, &m.id);
     let view = generation
         .and_then(|g| evootter::engine::cell_view::GenerationCells::new(doc, g, &source))
         .map_or(CellView::Pending, |cells| cells.row(&p.test.id)(&m.id).0);
@@ -202,8 +202,8 @@ fn show_pair(doc: &SessionDoc, test: &str, mutant: &str, raw: bool) -> anyhow::R
     // Why, as the Why screen says it, with this command's ways to look further.
     if let Some(g) = generation {
         println!("\nwhy (generation {g}):");
-        for r in evootter::engine::why::reasons(doc, g, &p, &source) {
-            use evootter::engine::why::Hint;
+        for r in evootter::engine::kill_reasons::reasons(doc, g, &p, &source) {
+            use evootter::engine::kill_reasons::Hint;
             let line = match (r.text.is_empty(), r.hint) {
                 (true, Some(Hint::WholeDiff)) => "the whole diff of the logs follows".to_string(),
                 (_, Some(Hint::RawLogs)) if !raw => {

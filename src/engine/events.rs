@@ -1,5 +1,5 @@
 //! Progress events the engine emits while it steps. The headless runner prints them; the TUI
-//! will redraw on them. Serialisable, so a run can be logged and replayed.
+//! redraws on them. Serialisable, so a run can be logged and replayed.
 
 use super::session::{F2p, Phase, Target, TestId};
 use crate::exec::Outcome;

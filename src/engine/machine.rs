@@ -1,10 +1,23 @@
 //! The EvoOtter state machine. `Engine::step` runs the step named by `doc.phase`, records what
 //! it learned in the session document, saves it, and moves the phase on:
 //!
-//! Mutate -> Execute(g) -> Select(g) -> Crossover(g) -> Execute(g+1) ... -> Evaluate -> Done
+//! ```text
+//! Localize -> Contextualize -> Generate -> Mutate
+//!   -> Execute(0) -> Select(0) -> Crossover(0) -> Execute(1) -> Select(1) -> Crossover(1) -> ...
+//!   -> Select(n) -> Evaluate -> Done
+//! ```
 //!
-//! The headless runner calls `step` in a loop; the TUI will call it one step at a time. A
-//! crash loses at most the step in flight, and even then finished executions are saved as they
+//! A run starts at the first step its inputs leave to the model: Localize without focal
+//! functions, Contextualize without initial tests, else Mutate; a localized run that was given
+//! its tests skips Contextualize and Generate. Crossover(g) is the gate (a workbench that
+//! pauses before crossover waits there for the user's acts) and makes generation g+1; the
+//! loop goes on until a selection keeps at most one test or a pin at the gate names it. Then
+//! Evaluate runs when there is a golden patch, else Done follows.
+//!
+//! The engine never drives itself: the workbench (`crate::workbench`) calls `step` in its own
+//! task on the commands its drivers send: the headless runner and `bench` ask for the whole
+//! run, the TUI for one step, for the steps to the next gate, or to go on past a gate. A crash
+//! loses at most the step in flight, and even then finished executions are saved as they
 //! come and never run again (the cache is keyed by test content and target).
 
 use super::config::{CrossoverStrategy, CutRule, MutantReach, SelectionStrategy};

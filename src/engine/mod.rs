@@ -17,6 +17,7 @@ pub mod gate;
 pub mod halving;
 mod judge;
 pub mod kill;
+pub mod kill_reasons;
 mod llm_steps;
 pub mod machine;
 pub mod pair;
@@ -26,7 +27,6 @@ pub mod selection;
 pub mod session;
 pub mod setup;
 pub mod text;
-pub mod why;
 pub mod witness;
 
 pub use acts::{ActError, ActRequest};

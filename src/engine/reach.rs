@@ -1,4 +1,5 @@
-//! Reach-aware mutants (issue 10): which mutants a population can kill at all.
+//! Reach-aware mutants: which mutants a population can kill at all, so that no execution is
+//! spent on a mutant no test runs.
 //!
 //! A test that never executes a mutant's changed lines on `c_old` runs the mutant exactly as
 //! it runs `c_old` (the same code up to a point the run never gets to), so that execution

@@ -265,7 +265,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "cache_read": totals.cache_read_tokens,
         "input_read_from_cache_share": (totals.cache_read_share() * 1e4).round() / 1e4,
         // What a prefix cache could read at most: the prompt bytes repeating an earlier call's
-        // start (issue 28's measure of how the prompts are laid out).
+        // start. It measures the prompts' layout apart from the provider, so a template that
+        // breaks the shared prefix shows here whatever the provider caches.
         "prompt_prefix_shared_share": (crate::llm::shared_prefix_share(&doc.llm_calls) * 1e4).round() / 1e4,
     });
     // `null` when a model is missing from the price table: an unknown cost is not zero.

@@ -1,4 +1,5 @@
-//! Surrogate fixes judged by the repository's own tests (issue 26).
+//! Surrogate fixes judged by the repository's own tests: a real fix keeps them passing, a
+//! mutant that rescues by breaking the code elsewhere does not.
 //!
 //! A test that fails on `c_old` and passes on a mutant is *rescued*: the mutant behaves like a
 //! fix for it, evidence that it fails for the reason a fix removes. But a mutant that rescues

@@ -4,13 +4,13 @@
 //! the recorded prompt/reply are exact.
 
 pub mod anthropic;
-pub mod batch;
 pub mod budget;
 pub mod cache;
 pub mod endpoint;
 pub mod notice;
 pub mod openai;
 pub mod price;
+pub mod provider_batch;
 pub mod retry;
 pub mod scripted;
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::llm::retry::{ErrorContext, HttpReply, RetryPolicy, preview, send_with_retry};
 use crate::llm::{ApiKey, BoxFuture, LlmError, LlmReply, LlmRequest, Model, endpoint};
 
-mod batch;
+mod provider_batch;
 
 pub const KEY_VAR: &str = "OPENAI_API_KEY";
 pub const BASE_URL_VAR: &str = "OPENAI_BASE_URL";

@@ -2,7 +2,7 @@
 //! random, apply an unused site of that kind if there is one, and repeat until `count`
 //! unique mutants exist or every site is used up.
 
-use super::diff::unified_diff;
+use super::patch::unified_diff;
 use super::sites::{Candidate, candidate_sites_in};
 use super::types::{Mutant, MutantKind, MutantPool, Operators};
 use crate::python::{

@@ -1,8 +1,8 @@
 //! Rule-based code mutants of the focal functions (paper III-C, Table I).
 
-pub mod diff;
 pub mod equivalence;
 pub mod generate;
+pub mod patch;
 pub mod pool;
 pub mod scope;
 pub mod sites;

@@ -1,8 +1,8 @@
-//! The widened scope (issue 26; the `Scope` of a mutant and the `MutantScope` of a run are
-//! data, in `types`): when the focal functions are too small to yield the mutants
-//! a generation needs, the functions next to them join the pool. A focal function of three
-//! lines gives a handful of mutants that every failing test kills alike, so every cut ties;
-//! the functions it calls and the functions that call it are where failing tests part ways.
+//! The widened scope (the `Scope` of a mutant and the `MutantScope` of a run are data, in
+//! `types`): when the focal functions are too small to yield the mutants a generation needs,
+//! the functions next to them join the pool. A focal function of three lines gives a handful
+//! of mutants that every failing test kills alike, so every cut ties; the functions it calls
+//! and the functions that call it are where failing tests part ways.
 //!
 //! Neighbours are found in the focal files by name: a function whose name the focal
 //! function's body mentions (a call, a method or a property read as `self.name`) is a

@@ -73,8 +73,9 @@ impl FromStr for MutantKind {
 
 /// Which alternatives each mutation site gets. Table I names one or two per operator, which
 /// leaves a small focal function with a pool too small to separate tests; `All` gives every
-/// alternative of the operator's class and the usual constant replacements (issue 10). `All`
-/// is a superset of `TableI`: every Table-I candidate is also an `All` candidate, with its id.
+/// alternative of the operator's class and the usual constant replacements, so the same sites
+/// yield more mutants. `All` is a superset of `TableI`: every Table-I candidate is also an
+/// `All` candidate, with its id.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Operators {

@@ -86,7 +86,8 @@ fn every_template_renders_with_system_and_user_parts() {
     }
 }
 
-/// Laid out for prefix caching (issue 28): every built-in template renders the same system
+/// Laid out for prefix caching, so a provider reads what the steps' prompts share from its
+/// cache instead of processing it again: every built-in template renders the same system
 /// text and then the issue first, byte for byte, and the three that show the localized
 /// functions show them next, the same way; each step's own text comes after.
 #[test]

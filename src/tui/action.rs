@@ -42,9 +42,10 @@ pub enum Action {
     Why,
     #[serde(alias = "screen5")]
     Curate,
-    /// The model's calls.
-    #[serde(alias = "screen6")]
-    Transcript,
+    /// The Model screen: the model's calls. `transcript`, its name in keymap files and
+    /// replays written before, still reads.
+    #[serde(alias = "screen6", alias = "transcript")]
+    Model,
     Left,
     Right,
     Up,
@@ -239,7 +240,7 @@ impl Action {
                 | Action::Pair
                 | Action::Why
                 | Action::Curate
-                | Action::Transcript
+                | Action::Model
                 | Action::Back
                 | Action::Save
                 | Action::Cancel
@@ -310,7 +311,7 @@ mod tests {
             Action::from_key_name("run_to_gate"),
             Some(Action::RunToGate)
         );
-        assert_eq!(Action::from_key_name("screen6"), Some(Action::Transcript));
+        assert_eq!(Action::from_key_name("screen6"), Some(Action::Model));
         assert_eq!(Action::from_key_name("workbench_ended"), None);
         assert_eq!(Action::from_key_name("resize"), None);
         assert_eq!(Action::from_key_name("nonsense"), None);

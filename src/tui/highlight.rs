@@ -17,7 +17,7 @@ use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 
-use super::diff::printable;
+use super::log_diff::printable;
 
 /// Themes from syntect's defaults whose colours read on a dark or a light terminal background,
 /// and that mark a diff's lines with foreground colours (InspiredGitHub, for one, marks them with

@@ -37,7 +37,10 @@ pub enum KeyContext {
     Pair,
     Why,
     Curate,
-    Transcript,
+    /// The Model screen; keymap files written before it was named so call its table
+    /// `[transcript]`, which still loads.
+    #[serde(alias = "transcript")]
+    Model,
     Editor,
     Picker,
     /// The Batch screen (`evootter open BATCH_DIR`): its own keys only.
@@ -58,7 +61,7 @@ impl KeyContext {
         KeyContext::Pair,
         KeyContext::Why,
         KeyContext::Curate,
-        KeyContext::Transcript,
+        KeyContext::Model,
         KeyContext::Editor,
         KeyContext::Picker,
         KeyContext::Batch,
@@ -76,7 +79,7 @@ impl KeyContext {
             KeyContext::Pair => "pair",
             KeyContext::Why => "why",
             KeyContext::Curate => "curate",
-            KeyContext::Transcript => "transcript",
+            KeyContext::Model => "model",
             KeyContext::Editor => "editor",
             KeyContext::Picker => "picker",
             KeyContext::Batch => "batch",
@@ -87,6 +90,9 @@ impl KeyContext {
     }
 
     fn from_name(name: &str) -> Option<KeyContext> {
+        if name == "transcript" {
+            return Some(KeyContext::Model);
+        }
         KeyContext::ALL.iter().copied().find(|c| c.name() == name)
     }
 
@@ -699,6 +705,18 @@ mod tests {
     }
 
     #[test]
+    fn a_keymap_written_when_the_model_screen_was_the_transcript_still_loads() {
+        let (_dir, path) =
+            user_keymap("[global]\ntranscript = \"F6\"\n\n[transcript]\nright = \"x\"\n");
+        let km = Keymap::load(Some(&path)).unwrap();
+        assert_eq!(
+            km.action(KeyContext::Grid, &press(KeyCode::F(6), KeyModifiers::NONE)),
+            Some(Action::Model)
+        );
+        assert_eq!(km.action(KeyContext::Model, &ch('x')), Some(Action::Right));
+    }
+
+    #[test]
     fn default_keys_map_as_documented() {
         let km = defaults();
         let g = KeyContext::Grid;
@@ -726,7 +744,7 @@ mod tests {
             (press(KeyCode::Enter, none), Action::Open),
             (press(KeyCode::Esc, none), Action::Back),
             (ch('c'), Action::Continue),
-            (ch('t'), Action::Transcript),
+            (ch('t'), Action::Model),
             (ch('w'), Action::Explain),
             (ch('g'), Action::Goto),
             (ch('/'), Action::Search),
@@ -743,7 +761,7 @@ mod tests {
             (ch('s'), Action::SortRows),
             (ch('f'), Action::FilterColumns),
             (ch('1'), Action::Timeline),
-            (ch('6'), Action::Transcript),
+            (ch('6'), Action::Model),
         ];
         for (ev, action) in cases {
             assert_eq!(km.action(g, &ev), Some(action), "{ev:?}");

@@ -2,7 +2,7 @@
 //! cell, the selection, the gate). Only the reducer (`update`) changes it; drawing reads it.
 //! No terminal and no engine here.
 
-use super::diff::LogDiff;
+use super::log_diff::LogDiff;
 use crate::engine::kill::Cell;
 use crate::engine::{MutantId, Phase, SessionDoc, Target, TestId};
 use crate::exec::Outcome;
@@ -20,7 +20,7 @@ pub enum Screen {
     Pair,
     Why,
     Curate,
-    Transcript,
+    Model,
 }
 
 impl Screen {
@@ -30,7 +30,7 @@ impl Screen {
         Screen::Pair,
         Screen::Why,
         Screen::Curate,
-        Screen::Transcript,
+        Screen::Model,
     ];
 
     /// Its place in [`Screen::ALL`].
@@ -46,7 +46,7 @@ impl Screen {
             Screen::Pair => "Pair",
             Screen::Why => "Why",
             Screen::Curate => "Curate",
-            Screen::Transcript => "Model",
+            Screen::Model => "Model",
         }
     }
 
@@ -57,7 +57,7 @@ impl Screen {
             Screen::Pair => "Pair",
             Screen::Why => "Why",
             Screen::Curate => "Curate",
-            Screen::Transcript => "Model",
+            Screen::Model => "Model",
         }
     }
 }
@@ -464,7 +464,7 @@ pub struct State {
     /// gate's parents and the rest, and the next key must fall on the same test), or the one
     /// an edit or an add made.
     pub curate_follow: Option<(TestId, usize)>,
-    pub transcript_call: usize,
+    pub model_call: usize,
     /// Recent messages (events, refusals), newest last.
     pub messages: Vec<String>,
     /// The message line: the newest message while it applies (on the screen it was said on,
@@ -556,7 +556,7 @@ impl State {
             curate_row: 0,
             curate_follow: None,
             note: None,
-            transcript_call: 0,
+            model_call: 0,
             messages: vec![],
             notice: None,
             rerun: None,

@@ -5,8 +5,8 @@
 //! nothing else.
 
 use super::action::{Action, Effect};
-use super::diff::LogDiff;
 use super::keymap::KeyContext;
+use super::log_diff::LogDiff;
 use super::state::{
     Asking, CellCache, CellView, ColumnFilter, Confirm, Confirmed, Editing, EditorState, PairDiff,
     Progress, Prompt, RerunState, Screen, Search, State,
@@ -62,7 +62,7 @@ pub fn key_contexts(s: &State) -> Vec<KeyContext> {
         Screen::Pair => KeyContext::Pair,
         Screen::Why => KeyContext::Why,
         Screen::Curate => KeyContext::Curate,
-        Screen::Transcript => KeyContext::Transcript,
+        Screen::Model => KeyContext::Model,
     };
     match &s.search {
         Some(q) if q.screen == s.screen => vec![KeyContext::Search, screen],
@@ -322,7 +322,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         Action::Pair => s.go(Screen::Pair),
         Action::Why => s.go(Screen::Why),
         Action::Curate => s.go(Screen::Curate),
-        Action::Transcript => s.go(Screen::Transcript),
+        Action::Model => s.go(Screen::Model),
         Action::Back => {
             if s.help {
                 s.help = false;
@@ -767,13 +767,13 @@ fn move_by(s: &mut State, dx: i64, dy: i64) {
                 s.set_top(Screen::Curate, 0);
             }
         }
-        Screen::Transcript => {
+        Screen::Model => {
             if dx != 0 {
                 let n = s.doc.llm_calls.len();
-                s.transcript_call = moved(s.transcript_call, dx).min(n.saturating_sub(1));
-                s.set_top(Screen::Transcript, 0);
+                s.model_call = moved(s.model_call, dx).min(n.saturating_sub(1));
+                s.set_top(Screen::Model, 0);
             } else {
-                s.scroll_by(Screen::Transcript, dy);
+                s.scroll_by(Screen::Model, dy);
             }
         }
     }
@@ -1897,17 +1897,14 @@ mod tests {
         assert_eq!(a, b, "the same state");
         assert_eq!(a.screen, Screen::Grid);
         // Esc from the Pair screen went back to the Grid, which is not remembered twice.
-        assert_eq!(
-            a.history,
-            [Screen::Grid, Screen::Timeline, Screen::Transcript]
-        );
+        assert_eq!(a.history, [Screen::Grid, Screen::Timeline, Screen::Model]);
         assert!(a.raw_log && a.sort_by_fitness && !a.help);
         assert_eq!(
             a.generation,
             Some(0),
             "`left` on the timeline: the generation before"
         );
-        assert_eq!(a.scroll[Screen::Transcript.index()].top, 3);
+        assert_eq!(a.scroll[Screen::Model.index()].top, 3);
         // The click lands on the cell under it: row 1 (y 5 = tab line, border, 2 header lines
         // for 8 mutants: a digit and the kind; row 0), column 1 (x 15 = border, 12 header
         // columns, one 2-wide cell).
@@ -2432,7 +2429,7 @@ mod tests {
     #[test]
     fn go_to_an_id_from_anywhere_and_gg_is_the_top() {
         let mut s = state();
-        update(&mut s, Action::Transcript);
+        update(&mut s, Action::Model);
         let t4 = "t4";
         replay(
             &mut s,

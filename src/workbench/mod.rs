@@ -259,7 +259,9 @@ impl Workbench {
         // A run stopped while its call waited in a provider batch (`run --llm-batch`), now
         // going on without batches, would pay for that call again.
         if opts.model.is_none()
-            && let Some((batch, _)) = crate::llm::batch::waiting(out.path()).into_values().next()
+            && let Some((batch, _)) = crate::llm::provider_batch::waiting(out.path())
+                .into_values()
+                .next()
         {
             let _ = tx.send(Event::Note {
                 message: format!(

@@ -2,11 +2,11 @@
 
 use crate::engine::{Event, RunConfig, SessionDoc};
 use crate::llm::anthropic::{Anthropic, AnthropicConfig};
-use crate::llm::batch::BatchApi;
 use crate::llm::cache::{CachedModel, ResponseCache};
 use crate::llm::notice::RetryObserver;
 use crate::llm::openai::{OpenAi, OpenAiConfig};
 use crate::llm::price::{PriceError, PriceTable};
+use crate::llm::provider_batch::BatchApi;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::scripted::ScriptedModel;
 use crate::llm::{LlmError, Model};
@@ -169,10 +169,10 @@ pub fn batch_api(cfg: &RunConfig) -> Result<Arc<dyn BatchApi>, String> {
 pub fn batcher(
     cfg: &RunConfig,
     dir: &std::path::Path,
-    pacing: crate::llm::batch::Pacing,
-    news: Option<UnboundedSender<crate::llm::batch::BatchNews>>,
-) -> Result<crate::llm::batch::Batcher, String> {
-    Ok(crate::llm::batch::Batcher::new(
+    pacing: crate::llm::provider_batch::Pacing,
+    news: Option<UnboundedSender<crate::llm::provider_batch::BatchNews>>,
+) -> Result<crate::llm::provider_batch::Batcher, String> {
+    Ok(crate::llm::provider_batch::Batcher::new(
         batch_api(cfg)?,
         dir,
         news,

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::{Anthropic, PROVIDER};
 use crate::llm::LlmError;
-use crate::llm::batch::{BatchRequest, BatchStatus, Counts, Outcome};
+use crate::llm::provider_batch::{BatchRequest, BatchStatus, Counts, Outcome};
 use crate::llm::retry::preview;
 
 #[derive(Deserialize)]
@@ -120,4 +120,4 @@ impl Anthropic {
     }
 }
 
-crate::llm::batch::batch_api_by!(Anthropic);
+crate::llm::provider_batch::batch_api_by!(Anthropic);

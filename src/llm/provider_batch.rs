@@ -82,10 +82,10 @@ pub trait BatchApi: Model {
 /// `batch_results`.
 macro_rules! batch_api_by {
     ($provider:ty) => {
-        impl $crate::llm::batch::BatchApi for $provider {
+        impl $crate::llm::provider_batch::BatchApi for $provider {
             fn submit<'a>(
                 &'a self,
-                requests: &'a [$crate::llm::batch::BatchRequest],
+                requests: &'a [$crate::llm::provider_batch::BatchRequest],
             ) -> $crate::llm::BoxFuture<'a, Result<String, $crate::llm::LlmError>> {
                 Box::pin(self.submit_batch(requests))
             }
@@ -95,7 +95,7 @@ macro_rules! batch_api_by {
                 batch: &'a str,
             ) -> $crate::llm::BoxFuture<
                 'a,
-                Result<$crate::llm::batch::BatchStatus, $crate::llm::LlmError>,
+                Result<$crate::llm::provider_batch::BatchStatus, $crate::llm::LlmError>,
             > {
                 Box::pin(self.batch_status(batch))
             }
@@ -106,7 +106,7 @@ macro_rules! batch_api_by {
             ) -> $crate::llm::BoxFuture<
                 'a,
                 Result<
-                    std::collections::BTreeMap<String, $crate::llm::batch::Outcome>,
+                    std::collections::BTreeMap<String, $crate::llm::provider_batch::Outcome>,
                     $crate::llm::LlmError,
                 >,
             > {

@@ -3,16 +3,16 @@
 //! grid each frame), with frozen headers: the column numbers and kinds above, the test id,
 //! `c_old` outcome and fitness to the left, and each column's kill count below.
 
-use super::state::{CellView, State};
-use super::theme::{Role, Theme};
 use crate::engine::kill::Cell;
 use crate::exec::Outcome;
+use crate::tui::state::{CellView, State};
+use crate::tui::theme::{Role, Theme};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::widgets::Widget;
 
-use super::state::{GRID_CELL_WIDTH as CELL_WIDTH, GRID_ROW_HEADER as ROW_HEADER};
+use crate::tui::state::{GRID_CELL_WIDTH as CELL_WIDTH, GRID_ROW_HEADER as ROW_HEADER};
 
 pub struct GridWidget<'a> {
     pub state: &'a State,
@@ -87,18 +87,18 @@ impl Widget for GridWidget<'_> {
         let selected = t.style(Role::Selected);
         // The active search's hits: their row and column headers stand out.
         let (hit_rows, hit_cols): (Vec<usize>, Vec<usize>) = match &s.search {
-            Some(q) if q.screen == super::state::Screen::Grid => {
-                let hits = super::search::grid_hits(s, &q.query);
+            Some(q) if q.screen == crate::tui::state::Screen::Grid => {
+                let hits = crate::tui::search::grid_hits(s, &q.query);
                 (
                     hits.iter()
                         .filter_map(|h| match h {
-                            super::search::GridHit::Row(r) => Some(*r),
+                            crate::tui::search::GridHit::Row(r) => Some(*r),
                             _ => None,
                         })
                         .collect(),
                     hits.iter()
                         .filter_map(|h| match h {
-                            super::search::GridHit::Col(c) => Some(*c),
+                            crate::tui::search::GridHit::Col(c) => Some(*c),
                             _ => None,
                         })
                         .collect(),

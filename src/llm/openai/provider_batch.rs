@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{OpenAi, PROVIDER, Payload};
 use crate::llm::LlmError;
-use crate::llm::batch::{BatchRequest, BatchStatus, Counts, Outcome};
+use crate::llm::provider_batch::{BatchRequest, BatchStatus, Counts, Outcome};
 use crate::llm::retry::preview;
 
 /// Whichever of these a batch is in, none of its requests will change any more.
@@ -183,4 +183,4 @@ impl OpenAi {
     }
 }
 
-crate::llm::batch::batch_api_by!(OpenAi);
+crate::llm::provider_batch::batch_api_by!(OpenAi);

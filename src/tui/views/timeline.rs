@@ -1,0 +1,204 @@
+//! The Timeline screen: the run's phases and each generation's tests with their fates.
+
+use super::common::*;
+use crate::engine::{Target, explain};
+use crate::exec::Outcome;
+use crate::tui::state::Screen;
+use crate::tui::theme::Role;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+
+pub(super) fn outcome_word(o: Option<Outcome>) -> &'static str {
+    match o {
+        Some(Outcome::Passed) => "passes",
+        Some(Outcome::Failed) => "fails",
+        Some(Outcome::Error) => "errors",
+        Some(Outcome::Timeout) => "hangs",
+        None => "-",
+    }
+}
+
+pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
+    let s = c.state;
+    let t = c.theme;
+    let shown = s.shown_generation();
+    let mut lines = vec![];
+    // Fig. 2 in one line: the population halves while the mutant sample doubles.
+    let mut shape = vec![];
+    for g in &s.doc.generations {
+        shape.push(format!("{} x {}", g.tests.len(), g.mutants.len()));
+    }
+    if s.doc.final_test.is_some() {
+        shape.push("1".into());
+    }
+    if !shape.is_empty() {
+        lines.push(Line::styled(
+            format!("tests x mutants: {}", shape.join("  ->  ")),
+            t.style(Role::Title),
+        ));
+    }
+    // The result first: what a finished run ended with.
+    if let Some(ft) = &s.doc.final_test {
+        let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
+            format!(", F2P: {}", if e.f2p { "yes" } else { "no" })
+        });
+        lines.push(Line::styled(
+            format!("final test: {ft} ({}){f2p}", s.doc.tests[ft].name),
+            t.style(Role::Kept),
+        ));
+    }
+    for g in &s.doc.generations {
+        let current = Some(g.index) == shown;
+        let head = format!(
+            "{} generation {}: {} tests x {} mutants, {} executions ({} cached)",
+            if current { ">" } else { " " },
+            g.index,
+            g.tests.len(),
+            g.mutants.len(),
+            g.executions,
+            g.cached
+        );
+        lines.push(Line::styled(
+            head,
+            if current {
+                t.style(Role::Selected)
+            } else {
+                t.style(Role::Header)
+            },
+        ));
+        if !current {
+            continue;
+        }
+        let width = usize::from(area.width.saturating_sub(2));
+        let mut rows = vec![TestRow::header()];
+        let mut styles = vec![t.style(Role::Dim)];
+        for tid in &g.tests {
+            let cand = &s.doc.tests[tid];
+            let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
+            let fit = g.scores.get(tid).map_or("-".into(), |sc| {
+                format!(
+                    "{}{}",
+                    sc.counted(&s.doc.config),
+                    if sc.flaky { "~" } else { "" }
+                )
+            });
+            let fate = s.fate(g.index, tid);
+            rows.push(TestRow {
+                id: format!("{} {tid}", fate.mark()),
+                name: cand.name.clone(),
+                old: outcome_word(old).into(),
+                fit,
+                fate: fate.label().into(),
+                origin: origin_words(&cand.origin),
+            });
+            styles.push(fate_style(t, fate, old));
+        }
+        for (row, style) in fit_test_table(width, &rows).into_iter().zip(styles) {
+            lines.push(Line::styled(row, style));
+        }
+        if let Some(e) = explain::explain_cut(&s.doc, g.index) {
+            for l in e.lines {
+                for row in hanging(&l, "   ", "     ", width) {
+                    lines.push(Line::styled(row, t.style(Role::Dim)));
+                }
+            }
+        }
+        // Every act at this gate, undone ones too: the cut line above says what still counts.
+        let acts: Vec<String> = s
+            .doc
+            .acts
+            .iter()
+            .filter(|a| a.generation == g.index)
+            .map(|a| a.kind.describe())
+            .collect();
+        if !acts.is_empty() {
+            let text = format!("your acts, in order: {}", acts.join("; "));
+            for row in hanging(&text, "   ", "     ", width) {
+                lines.push(Line::styled(row, t.style(Role::Warning)));
+            }
+        }
+    }
+    if s.doc.generations.is_empty() {
+        lines.push(Line::raw(""));
+        if let Some(b) = &s.doc.base_brt {
+            lines.push(Line::styled(
+                format!("the model localized: {}", b.functions.join(", ")),
+                t.style(Role::Text),
+            ));
+        }
+        lines.push(Line::styled(
+            "r runs to the first gate (the model's steps, the mutants, generation 0's \
+             executions); n runs one step",
+            t.style(Role::Dim),
+        ));
+    }
+    let title = format!("Timeline: {}", phase_words(s));
+    // The figure of the run under the text, smaller on a small terminal, never gone.
+    let fig_h = if s.doc.generations.is_empty() {
+        0
+    } else {
+        crate::tui::figure::height_for(s.height)
+    };
+    let [text, figure] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(fig_h)]).areas(area);
+    scrolled(f, c, text, Pane::wrapped(Screen::Timeline, &title), lines);
+    crate::tui::figure::draw(f, s, c.theme, figure);
+}
+
+/// One row of the Timeline's test table, before it is fitted to the pane.
+pub(super) struct TestRow {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) old: String,
+    pub(super) fit: String,
+    pub(super) fate: String,
+    pub(super) origin: String,
+}
+
+impl TestRow {
+    pub(super) fn header() -> Self {
+        Self {
+            id: "test".into(),
+            name: "name".into(),
+            old: "c_old".into(),
+            fit: "fit".into(),
+            fate: "fate".into(),
+            origin: "origin".into(),
+        }
+    }
+}
+
+/// The Timeline's test table fitted to `width`: the short columns as wide as they are, the
+/// name and the origin as wide as their longest when both fit; when they do not, the origin
+/// gives way first, down to what leaves the name 20 columns, then both are cut.
+pub(super) fn fit_test_table(width: usize, rows: &[TestRow]) -> Vec<String> {
+    let widest = |f: fn(&TestRow) -> &str| rows.iter().map(|r| f(r).chars().count()).max();
+    let fate_w = widest(|r| &r.fate).unwrap_or(0);
+    let name_max = widest(|r| &r.name).unwrap_or(0);
+    let origin_max = widest(|r| &r.origin).unwrap_or(0);
+    // id, c_old and fit columns and the five gaps between the six columns.
+    let fixed = 6 + 6 + 4 + fate_w + 5;
+    let room = width.saturating_sub(fixed);
+    let name_w = name_max
+        .min(room.saturating_sub(origin_max))
+        .max(name_max.min(20))
+        .min(room.saturating_sub(1))
+        .max(4);
+    rows.iter()
+        .map(|r| {
+            let left = format!(
+                "{:<6} {:<name_w$} {:<6} {:>4} {:<fate_w$} ",
+                r.id,
+                truncate(&r.name, name_w),
+                r.old,
+                r.fit,
+                r.fate
+            );
+            let rest = width.saturating_sub(left.chars().count()).max(1);
+            format!("{left}{}", truncate(&r.origin, rest))
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
