@@ -133,7 +133,18 @@ fn missing_inputs_name_the_flag() {
     assert_eq!(code, Some(1));
     assert!(err.contains("--issue"), "{err}");
 
-    let (_, err) = stderr_of(&["run", "--repo", "/definitely/not/here"]);
+    // What the options alone get wrong is said first; then the files they name.
+    let (_, err) = stderr_of(&[
+        "run",
+        "--repo",
+        "/definitely/not/here",
+        "--issue",
+        "/i.md",
+        "--initial-tests",
+        "/c",
+        "--out",
+        "/o",
+    ]);
     assert!(err.contains("/definitely/not/here"), "{err}");
 
     let empty = dir.path().join("empty");
@@ -266,6 +277,8 @@ fn an_os_error_is_printed_once() {
         .arg(&tiny.repo)
         .args(["--issue", "/no/such/issue.md", "--out"])
         .arg(tiny.out("o"))
+        .arg("--initial-tests")
+        .arg(&tiny.cands)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

@@ -8,13 +8,21 @@
 //! their processes with them), saves the session and writes the outputs: nothing finished is
 //! lost, and a resumed session pays for nothing twice.
 
+#[macro_use]
+mod error;
+pub mod docker_options;
 pub mod model;
+pub mod options;
+pub mod probe;
 pub mod recent;
 pub mod request;
+pub mod resolve;
 
-pub use request::{
-    Prepared, RequestError, RunOptions, default_jobs, docker_settings, image_for, resume,
-};
+pub use docker_options::{docker_settings, image_for};
+pub use error::RequestError;
+pub use options::RunOptions;
+pub use probe::default_jobs;
+pub use request::{Prepared, resume};
 
 use crate::engine::{
     ActError, ActKind, ActRequest, Engine, EngineError, Event, Phase, SessionDoc, report,

@@ -1,0 +1,506 @@
+//! Options resolved: what a run is, from what its user said. Each setting comes from the first
+//! of
+//!
+//! 1. the command line (or a batch's row): [`RunOptions`], whose `None`s and empty lists mean
+//!    "not given";
+//! 2. the instance (`--instance DIR`): its instance.toml's fields and its `[run]` table;
+//! 3. [`RunConfig::default`], where every default is written once.
+//!
+//! A few follow from other choices: crossover is `llm` when a model is named, else `none`; an
+//! instance's recorded script is its model only for `--start basebrt`, and its candidates and
+//! focal functions apply only when the run does not start from the model; an instance's
+//! python path always holds the repository root.
+//!
+//! [`resolve`] is pure: it starts no process and reads no file (the caller read the instance),
+//! and refuses only what the options alone make wrong, so those refusals come before any
+//! about the files the options name. What only the machine can say (the
+//! interpreter, the repository's layout, whether the files named exist and parse) is
+//! [`super::probe`]'s; [`super::request`] then makes the session.
+
+use super::docker_options::docker_settings;
+use super::error::RequestError;
+use super::options::RunOptions;
+use crate::engine::{Backend, CrossoverStrategy, FitnessRule, RunConfig, SelectionStrategy};
+use crate::instance::{Instance, Start};
+use crate::python::FocalFunction;
+use std::path::PathBuf;
+
+/// A run as its options and its instance make it, before the machine is asked anything.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// Everything but the machine's part: `python` (for the local backend), `pythonpath`,
+    /// `test_dir` and `jobs` hold [`RunConfig::default`]'s until the probe fills them from
+    /// [`Asked`] and what it finds.
+    pub config: RunConfig,
+    pub repo: PathBuf,
+    pub issue: PathBuf,
+    /// The output directory (checked by the probe, claimed only once everything passed).
+    pub out: PathBuf,
+    pub focal: Vec<FocalFunction>,
+    pub initial_tests: Option<PathBuf>,
+    pub golden_patch: Option<PathBuf>,
+    /// The instance's name, or the id a batch row gave.
+    pub instance: Option<String>,
+    pub asked: Asked,
+}
+
+/// What the user (or the instance) said about the machine's part, `None` where the probe
+/// decides; and the request's own switches.
+#[derive(Debug, Clone, Default)]
+pub struct Asked {
+    /// `--python` (the local backend only).
+    pub python: Option<PathBuf>,
+    pub pythonpath: Option<Vec<String>>,
+    pub test_dir: Option<String>,
+    pub jobs: Option<usize>,
+    /// `--pass-env`'s names, well formed and none the model's; the probe checks they are set.
+    pub pass_env: Vec<String>,
+    pub allow_empty_issue: bool,
+    pub force: bool,
+    pub reuse_executions: Option<PathBuf>,
+}
+
+macro_rules! need {
+    ($flag:literal) => {
+        invalid!(concat!(
+            "missing --",
+            $flag,
+            " (or --instance DIR whose instance.toml gives it)"
+        ))
+    };
+}
+
+/// The run `a` and `inst` describe, or the first thing in them that is wrong.
+pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, RequestError> {
+    let repo = a
+        .repo
+        .clone()
+        .or_else(|| inst.map(|i| i.repo.clone()))
+        .ok_or_else(|| need!("repo"))?;
+    let issue = a
+        .issue
+        .clone()
+        .or_else(|| inst.map(|i| i.issue.clone()))
+        .ok_or_else(|| need!("issue"))?;
+    let out = a
+        .out
+        .clone()
+        .or_else(|| inst.map(|i| PathBuf::from("sessions").join(&i.name)))
+        .ok_or_else(|| need!("out"))?;
+    let start = a.start.or(inst.map(|i| i.start));
+    // The instance's candidates and focal functions apply when the run starts from them; the
+    // full workflow (basebrt) has the model find both.
+    let from_instance = inst.filter(|_| start != Some(Start::Basebrt));
+    if let (Some(Start::Candidates), Some(i)) = (start, inst) {
+        ensure!(
+            i.initial_tests.is_some() || a.initial_tests.is_some(),
+            "--start candidates: {} has no initial_tests; pass --initial-tests DIR or --start basebrt",
+            i.dir.display()
+        );
+    }
+    let focal = if a.focal.is_empty() {
+        from_instance.map(|i| i.focal.clone()).unwrap_or_default()
+    } else {
+        a.focal.clone()
+    };
+    let initial_tests = a
+        .initial_tests
+        .clone()
+        .or_else(|| from_instance.and_then(|i| i.initial_tests.clone()));
+    // An instance's recorded script is its model for the full workflow, labelled as scripted.
+    let llm = a.llm.clone().or_else(|| {
+        inst.filter(|_| start == Some(Start::Basebrt))
+            .and_then(|i| i.llm_script.as_ref())
+            .map(|f| format!("scripted:{}", f.display()))
+    });
+    if initial_tests.is_none() && llm.is_none() {
+        return Err(invalid!(
+            "missing --initial-tests DIR (candidate tests), or --llm PROVIDER to have the model write them"
+        ));
+    }
+    let defaults = inst.map(|i| i.run.clone()).unwrap_or_default();
+    let base = RunConfig::default();
+    let tests = a.tests.or(defaults.tests).unwrap_or(base.tests);
+    if tests == 0 {
+        return Err(crate::engine::setup::SetupError::NoTests.into());
+    }
+    let mutants = a.mutants.or(defaults.mutants).unwrap_or(base.mutants);
+    ensure!(
+        mutants >= 1,
+        "--mutants must be at least 1: fitness is the number of mutants a test kills"
+    );
+    let timeout_secs = a.timeout.or(defaults.timeout).unwrap_or(base.timeout_secs);
+    ensure!(
+        timeout_secs.is_finite() && timeout_secs > 0.0,
+        "--timeout must be a positive number of seconds (got {timeout_secs})"
+    );
+    let docker = match a.backend {
+        Backend::Local => None,
+        Backend::Docker => {
+            ensure!(
+                a.python.is_none(),
+                "--python names a local interpreter; with --backend docker the interpreter is \
+                 the image's (--docker-python, default python3)"
+            );
+            Some(docker_settings(a, inst.map(|i| i.name.as_str()))?)
+        }
+    };
+    let pythonpath = if !a.pythonpath.is_empty() {
+        Some(a.pythonpath.clone())
+    } else {
+        inst.and_then(|i| i.pythonpath.clone()).map(|mut pp| {
+            if !pp.iter().any(|p| p == ".") {
+                pp.insert(0, ".".into());
+            }
+            pp
+        })
+    };
+    for name in &a.pass_env {
+        check_pass_env_name(name)?;
+    }
+    let config = RunConfig {
+        tests,
+        mutants,
+        selection: a.selection,
+        fitness: a.fitness,
+        rescue_tiebreak: !a.no_rescue_tiebreak,
+        crossover: a.crossover.unwrap_or(if llm.is_some() {
+            CrossoverStrategy::Llm
+        } else {
+            CrossoverStrategy::None
+        }),
+        check_flaky: !a.no_flaky_check,
+        timeout_secs,
+        seed: a.seed.or(defaults.seed).unwrap_or(base.seed),
+        python: docker.as_ref().map_or(base.python, |d| d.python.clone()),
+        llm,
+        llm_model: a.model.clone(),
+        llm_base_url: a.base_url.clone(),
+        prompting: a.prompting,
+        llm_reasoning: a.reasoning.clone(),
+        llm_retries: a.llm_retries,
+        sandbox: !a.no_sandbox,
+        docker,
+        executor: a.executor,
+        reach: a.mutant_reach,
+        operators: a.operators,
+        keep_going: a.keep_going,
+        keep_equivalent_mutants: a.keep_equivalent_mutants,
+        settle_ties: a.settle_ties,
+        mutant_scope: a.mutant_scope,
+        witnesses: a.witnesses,
+        kills: a.kills,
+        issue_focus: a.issue_focus,
+        budget_usd: a.budget_usd.map(check_budget).transpose()?,
+        // The machine's part, filled by the probe.
+        jobs: base.jobs,
+        pythonpath: base.pythonpath,
+        test_dir: base.test_dir,
+        pass_env: vec![],
+    };
+    let needs_model =
+        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
+    ensure!(
+        !needs_model || config.llm.is_some(),
+        "--selection llm and --crossover llm need a model: pass --llm anthropic, --llm openai \
+         (with --base-url for a compatible server) or --llm scripted:FILE"
+    );
+    Ok(Resolved {
+        config,
+        repo,
+        issue,
+        out,
+        focal,
+        initial_tests,
+        golden_patch: a
+            .golden_patch
+            .clone()
+            .or_else(|| inst.and_then(|i| i.golden_patch.clone())),
+        instance: inst
+            .map(|i| i.name.clone())
+            .or_else(|| a.instance_id.clone()),
+        asked: Asked {
+            python: a.python.clone(),
+            pythonpath,
+            test_dir: a
+                .test_dir
+                .clone()
+                .or_else(|| inst.and_then(|i| i.test_dir.clone())),
+            jobs: a.jobs,
+            pass_env: a.pass_env.clone(),
+            allow_empty_issue: a.allow_empty_issue,
+            force: a.force,
+            reuse_executions: a.reuse_executions.clone(),
+        },
+    })
+}
+
+pub(super) fn check_budget(usd: f64) -> Result<f64, RequestError> {
+    ensure!(
+        usd.is_finite() && usd > 0.0,
+        "--budget-usd {usd} is not a budget: pass a positive number of dollars, e.g. 0.50"
+    );
+    Ok(usd)
+}
+
+/// The options given that change nothing in this run, each with why: kills, issue focus
+/// and witnesses rank tests only under mutation selection with the BRT fitness rule.
+pub fn idle_options(config: &RunConfig) -> Vec<String> {
+    let base = RunConfig::default();
+    let given: Vec<&str> = [
+        (config.kills != base.kills, "--kills"),
+        (config.issue_focus != base.issue_focus, "--no-issue-focus"),
+        (config.witnesses != base.witnesses, "--no-witnesses"),
+    ]
+    .into_iter()
+    .filter_map(|(g, name)| g.then_some(name))
+    .collect();
+    let why = if config.selection != SelectionStrategy::Mutation {
+        format!("--selection {} does not rank by kills", config.selection)
+    } else if config.fitness != FitnessRule::Brt {
+        format!("--fitness {} counts every kill alike", config.fitness)
+    } else {
+        return vec![];
+    };
+    given
+        .into_iter()
+        .map(|name| {
+            format!("{name} changes nothing here: {why} (it applies to mutation selection with --fitness brt)")
+        })
+        .collect()
+}
+
+/// A `--pass-env` name: a variable name, and none that evootter reads for the model: a test
+/// must never see the model's key, whatever the user asks. (Whether it is set is the probe's.)
+fn check_pass_env_name(name: &str) -> Result<(), RequestError> {
+    ensure!(
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        "--pass-env {name:?} is not a variable name; give the name alone (letters, digits, \
+         _), e.g. --pass-env DATABASE_URL, not NAME=value"
+    );
+    ensure!(
+        !is_model_variable(name),
+        "--pass-env {name}: evootter reads {name} for the model, and the model's settings \
+         never reach a test (a test that prints its environment would put the key in its \
+         log, which the model reads); drop the flag"
+    );
+    Ok(())
+}
+
+/// The variables the providers read (`ANTHROPIC_API_KEY`, `OPENAI_BASE_URL`, ...).
+pub fn is_model_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("ANTHROPIC_") || upper.starts_with("OPENAI_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::RunDefaults;
+
+    /// An instance whose every path is missing: resolving must not look.
+    fn instance(start: Start) -> Instance {
+        Instance {
+            dir: "/nowhere/inst".into(),
+            name: "inst-1".into(),
+            description: String::new(),
+            repo: "/nowhere/inst/repo".into(),
+            issue: "/nowhere/inst/issue.md".into(),
+            golden_patch: Some("/nowhere/inst/golden.patch".into()),
+            golden_test: None,
+            initial_tests: Some("/nowhere/inst/candidates".into()),
+            test_dir: Some("testing".into()),
+            pythonpath: Some(vec!["src".into()]),
+            focal: vec!["pkg/mod.py::f".parse().unwrap()],
+            llm_script: Some("/nowhere/inst/replies.json".into()),
+            start,
+            run: RunDefaults {
+                tests: Some(4),
+                mutants: Some(6),
+                seed: None,
+                timeout: Some(9.0),
+            },
+        }
+    }
+
+    fn error(a: &RunOptions, inst: Option<&Instance>) -> String {
+        resolve(a, inst).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_instance_which_wins_over_the_defaults() {
+        let inst = instance(Start::Candidates);
+        let base = RunConfig::default();
+        let r = resolve(&RunOptions::default(), Some(&inst)).unwrap();
+        assert_eq!(
+            (
+                r.config.tests,
+                r.config.mutants,
+                r.config.timeout_secs,
+                r.config.seed
+            ),
+            (4, 6, 9.0, base.seed)
+        );
+        assert_eq!(r.repo, inst.repo);
+        assert_eq!(r.out, PathBuf::from("sessions/inst-1"));
+        assert_eq!(r.asked.test_dir.as_deref(), Some("testing"));
+        // The instance's python path always holds the repository root; the user's is as given.
+        assert_eq!(r.asked.pythonpath, Some(vec![".".into(), "src".into()]));
+        let a = RunOptions {
+            tests: Some(2),
+            seed: Some(7),
+            repo: Some("/elsewhere".into()),
+            out: Some("/tmp/o".into()),
+            pythonpath: vec!["lib".into()],
+            test_dir: Some("t".into()),
+            ..Default::default()
+        };
+        let r = resolve(&a, Some(&inst)).unwrap();
+        assert_eq!((r.config.tests, r.config.mutants, r.config.seed), (2, 6, 7));
+        assert_eq!(
+            (r.repo, r.out, r.asked.pythonpath, r.asked.test_dir),
+            (
+                PathBuf::from("/elsewhere"),
+                PathBuf::from("/tmp/o"),
+                Some(vec!["lib".into()]),
+                Some("t".into())
+            )
+        );
+        // Nothing given anywhere: the one set of defaults, and the machine decides its part.
+        let a = RunOptions {
+            repo: Some("/r".into()),
+            issue: Some("/i".into()),
+            out: Some("/o".into()),
+            initial_tests: Some("/c".into()),
+            ..Default::default()
+        };
+        let r = resolve(&a, None).unwrap();
+        assert_eq!(
+            (r.config.tests, r.config.mutants, r.config.timeout_secs),
+            (base.tests, base.mutants, base.timeout_secs)
+        );
+        assert_eq!(
+            (r.asked.pythonpath, r.asked.test_dir, r.asked.jobs),
+            (None, None, None)
+        );
+    }
+
+    #[test]
+    fn the_instance_s_candidates_count_unless_the_model_writes_the_tests() {
+        let from_candidates =
+            resolve(&RunOptions::default(), Some(&instance(Start::Candidates))).unwrap();
+        assert_eq!(from_candidates.focal.len(), 1);
+        assert!(from_candidates.initial_tests.is_some());
+        // No model named: no crossover by one either.
+        assert_eq!(from_candidates.config.llm, None);
+        assert_eq!(from_candidates.config.crossover, CrossoverStrategy::None);
+        let basebrt = resolve(&RunOptions::default(), Some(&instance(Start::Basebrt))).unwrap();
+        assert!(basebrt.focal.is_empty() && basebrt.initial_tests.is_none());
+        assert_eq!(
+            basebrt.config.llm.as_deref(),
+            Some("scripted:/nowhere/inst/replies.json")
+        );
+        assert_eq!(basebrt.config.crossover, CrossoverStrategy::Llm);
+        // The user's model and crossover win.
+        let a = RunOptions {
+            llm: Some("openai".into()),
+            crossover: Some(CrossoverStrategy::None),
+            ..Default::default()
+        };
+        let r = resolve(&a, Some(&instance(Start::Basebrt))).unwrap();
+        assert_eq!(
+            (r.config.llm.as_deref(), r.config.crossover),
+            (Some("openai"), CrossoverStrategy::None)
+        );
+    }
+
+    #[test]
+    fn what_the_options_alone_make_wrong_is_named() {
+        let none = RunOptions::default();
+        assert!(error(&none, None).contains("missing --repo"));
+        let a = RunOptions {
+            repo: Some("/r".into()),
+            issue: Some("/i".into()),
+            out: Some("/o".into()),
+            ..Default::default()
+        };
+        assert!(error(&a, None).contains("missing --initial-tests DIR"));
+        let with = |f: &dyn Fn(&mut RunOptions)| {
+            let mut b = RunOptions {
+                initial_tests: Some("/c".into()),
+                ..a.clone()
+            };
+            f(&mut b);
+            error(&b, None)
+        };
+        assert!(with(&|b| b.mutants = Some(0)).contains("--mutants must be at least 1"));
+        assert!(with(&|b| b.timeout = Some(-1.0)).contains("--timeout must be a positive"));
+        assert!(with(&|b| b.budget_usd = Some(0.0)).contains("is not a budget"));
+        assert!(with(&|b| b.selection = SelectionStrategy::Llm).contains("need a model"));
+        assert!(with(&|b| b.pass_env = vec!["ANTHROPIC_API_KEY".into()]).contains("for the model"));
+        assert!(with(&|b| b.pass_env = vec!["A=b".into()]).contains("not a variable name"));
+        assert!(with(&|b| b.pass_env = vec!["1X".into()]).contains("not a variable name"));
+        assert!(
+            with(&|b| {
+                b.backend = Backend::Docker;
+                b.image = Some("img".into());
+                b.python = Some("/usr/bin/python3".into());
+            })
+            .contains("--python names a local interpreter")
+        );
+        assert!(with(&|b| b.backend = Backend::Docker).contains("needs --image NAME"));
+        let mut inst = instance(Start::Candidates);
+        inst.initial_tests = None;
+        let a = RunOptions {
+            start: Some(Start::Candidates),
+            ..Default::default()
+        };
+        assert!(error(&a, Some(&inst)).contains("has no initial_tests"));
+    }
+
+    #[test]
+    fn a_docker_run_takes_its_interpreter_and_image_from_the_options() {
+        let a = RunOptions {
+            backend: Backend::Docker,
+            image: Some("sweb.eval.{id}".into()),
+            docker_python: "python3.9".into(),
+            ..Default::default()
+        };
+        let r = resolve(&a, Some(&instance(Start::Candidates))).unwrap();
+        assert_eq!(r.config.python, "python3.9");
+        assert_eq!(r.config.docker.unwrap().image, "sweb.eval.inst-1");
+    }
+
+    /// An option that ranks nothing in this run is named, with why.
+    #[test]
+    fn options_that_change_nothing_are_said() {
+        let base = RunConfig::default();
+        assert!(idle_options(&base).is_empty());
+        let whole = RunConfig {
+            kills: crate::engine::KillScope::WholeLog,
+            ..base.clone()
+        };
+        assert!(idle_options(&whole).is_empty(), "it counts under brt");
+        let paper = RunConfig {
+            fitness: FitnessRule::Paper,
+            ..whole.clone()
+        };
+        assert_eq!(
+            idle_options(&paper),
+            [
+                "--kills changes nothing here: --fitness paper counts every kill alike (it \
+              applies to mutation selection with --fitness brt)"
+            ]
+        );
+        let random = RunConfig {
+            selection: SelectionStrategy::Random,
+            issue_focus: false,
+            ..whole
+        };
+        let notes = idle_options(&random);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[1].starts_with("--no-issue-focus changes nothing here: --selection random"));
+    }
+}
