@@ -5,9 +5,10 @@ use super::exit::error_text;
 use anyhow::bail;
 use clap::Args;
 use evootter::engine::{Phase, SessionDoc, setup};
-use evootter::tui::app::{self, Looks, Outcome, Source};
+use evootter::tui::app::{self, Outcome, Settings, Source};
 use evootter::tui::highlight::Highlighter;
 use evootter::tui::keymap::Keymap;
+use evootter::tui::terminal::with_terminal;
 use evootter::tui::theme::Theme;
 use evootter::workbench::{self, Ending, Options, RunOptions, StartError, Workbench};
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ pub struct OpenArgs {
     looks: LookArgs,
 }
 
-fn looks(a: &LookArgs) -> anyhow::Result<Looks> {
+fn settings(a: &LookArgs) -> anyhow::Result<Settings> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme = Theme::load(
         a.theme.as_deref(),
@@ -68,7 +69,7 @@ fn looks(a: &LookArgs) -> anyhow::Result<Looks> {
     )?;
     let keymap = Keymap::load(Keymap::default_override_file().as_deref())?;
     let dark = theme.name() != "light";
-    Ok(Looks {
+    Ok(Settings {
         theme,
         keymap,
         highlighter: Highlighter::new(dark, !no_color),
@@ -151,7 +152,7 @@ pub async fn tui(a: TuiArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<ExitCode> {
-    let looks = looks(look)?;
+    let settings = settings(look)?;
     let options = Options {
         pause_before_crossover: true,
         ..Default::default()
@@ -165,7 +166,8 @@ async fn live(prepared: workbench::Prepared, look: &LookArgs) -> anyhow::Result<
         ),
         Err(e) => return Err(e.into()),
     };
-    let outcome = app::run(Source::Live(Box::new(wb)), looks).await?;
+    let source = Source::Live(Box::new(wb));
+    let outcome = with_terminal(async |term| app::run(term, source, &settings, None).await).await?;
     if let Outcome::Live(f) = outcome {
         let session = f.session_path.display();
         match f.ending {
@@ -193,20 +195,18 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     if let Some([x, y]) = a.compare.as_deref() {
-        let base = looks(&a.looks)?;
-        let look = &a.looks;
-        evootter::tui::compare::browse(
-            x,
-            y,
-            &base.theme,
-            &base.keymap,
-            |session, side| async move {
-                let doc = SessionDoc::load(&session)?;
-                let back_to = format!("the comparison ({side})");
-                app::run_from(Source::ReadOnly(Arc::new(doc)), looks(look)?, Some(back_to)).await?;
-                Ok(())
-            },
-        )
+        evootter::tui::compare::check_pair(x, y)?;
+        let base = settings(&a.looks)?;
+        let open_session = async |term: &mut _, session: PathBuf, side: String| {
+            let doc = SessionDoc::load(&session)?;
+            let back_to = format!("the comparison ({side})");
+            app::run(term, Source::ReadOnly(Arc::new(doc)), &base, Some(back_to)).await?;
+            Ok(())
+        };
+        with_terminal(async |term| {
+            evootter::tui::compare::browse(term, x, y, &base.theme, &base.keymap, open_session)
+                .await
+        })
         .await?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -217,7 +217,7 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     {
         return batch(dir, &a.looks).await;
     }
-    let looks = looks(&a.looks)?;
+    let settings = settings(&a.looks)?;
     let path = match &a.session {
         Some(p) => SessionDoc::file_in(p),
         None => {
@@ -233,7 +233,12 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
                         .join(" or ")
                 );
             }
-            match evootter::tui::picker::pick(&entries, &looks.theme, &looks.keymap)? {
+            let (theme, keymap) = (&settings.theme, &settings.keymap);
+            let picked = with_terminal(async |term| {
+                evootter::tui::picker::pick(term, &entries, theme, keymap).await
+            })
+            .await?;
+            match picked {
                 Some(p) => p,
                 None => return Ok(ExitCode::SUCCESS),
             }
@@ -243,7 +248,8 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
     workbench::recent::remember(&path);
     if let Some(why) = read_only_reason(&doc) {
         eprintln!("opening {} read-only: {why}", path.display());
-        app::run(Source::ReadOnly(Arc::new(doc)), looks).await?;
+        let source = Source::ReadOnly(Arc::new(doc));
+        with_terminal(async |term| app::run(term, source, &settings, None).await).await?;
         return Ok(ExitCode::SUCCESS);
     }
     let overrides = RunOptions {
@@ -257,15 +263,15 @@ pub async fn open(a: OpenArgs) -> anyhow::Result<ExitCode> {
 /// The Batch screen on a batch directory; Enter opens an instance's session read-only (a
 /// running one as it stands: `bench` owns it), Esc there comes back.
 pub(super) async fn batch(dir: &Path, look: &LookArgs) -> anyhow::Result<ExitCode> {
-    let base = looks(look)?;
-    let back_to = "the batch".to_string();
-    evootter::tui::batch::browse(dir, &base.theme, &base.keymap, |session, _id| {
-        let back_to = back_to.clone();
-        async move {
-            let doc = SessionDoc::load(&session)?;
-            app::run_from(Source::ReadOnly(Arc::new(doc)), looks(look)?, Some(back_to)).await?;
-            Ok(())
-        }
+    let base = settings(look)?;
+    let open_session = async |term: &mut _, session: PathBuf, _id: String| {
+        let doc = SessionDoc::load(&session)?;
+        let back_to = Some("the batch".to_string());
+        app::run(term, Source::ReadOnly(Arc::new(doc)), &base, back_to).await?;
+        Ok(())
+    };
+    with_terminal(async |term| {
+        evootter::tui::batch::browse(term, dir, &base.theme, &base.keymap, open_session).await
     })
     .await?;
     Ok(ExitCode::SUCCESS)

@@ -1,27 +1,30 @@
-//! The TUI's loop: everything that happens becomes an `Action` for the reducer (keys through
-//! the keymap, terminal events, workbench events and snapshots, finished effects), and the
-//! reducer's effects are carried out here and nowhere else. A frame is drawn when anything
-//! changed. Input is read on a thread of its own (crossterm's blocking read), so the loop
-//! never blocks on the terminal or on the engine. Besides the terminal, this loop owns one
-//! widget's state: the editor's text, which reaches the reducer when it is saved.
+//! The workbench's screens as one [`Component`] of the terminal loop: every input becomes an
+//! `Action` for the reducer (keys through the keymap, terminal events, workbench events and
+//! snapshots, finished effects), and the reducer's effects are carried out here and nowhere
+//! else. Besides the reducer's state, this view owns one widget's state: the editor's text,
+//! which reaches the reducer when it is saved.
 
 use super::action::{Action, Effect, Rerun};
 use super::highlight::Highlighter;
 use super::keymap::{KeyContext, Keymap};
-use super::state::State;
+use super::state::{Measure, Screen, State};
+use super::terminal::{Component, Term};
 use super::theme::Theme;
 use super::update::{self, Store};
 use super::views::{self, Ctx};
-use crate::engine::SessionDoc;
+use crate::engine::{Event, SessionDoc};
 use crate::workbench::{Command, Finished, PairRunner, Workbench};
+use ratatui::Frame;
 use ratatui::crossterm::event::{
     self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers, MouseEventKind,
 };
+use ratatui::layout::Size;
+use std::cell::Cell;
+use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// What the TUI drives: a live workbench, or a saved session to look at.
 pub enum Source {
@@ -29,7 +32,9 @@ pub enum Source {
     ReadOnly(Arc<SessionDoc>),
 }
 
-pub struct Looks {
+/// The user's settings every screen uses: the colours (theme), the keys (keymap) and the
+/// code highlighter that goes with the theme.
+pub struct Settings {
     pub theme: Theme,
     pub keymap: Keymap,
     pub highlighter: Highlighter,
@@ -42,333 +47,17 @@ pub enum Outcome {
     ReadOnly,
 }
 
-/// Runs the TUI until the user quits. The terminal is restored on return and on panic.
-pub async fn run(source: Source, looks: Looks) -> anyhow::Result<Outcome> {
-    run_from(source, looks, None).await
-}
-
-/// [`run`], opened from another screen (`back_to` names it): Esc on the first screen ends it.
-pub async fn run_from(
+/// Runs the workbench's screens in `term` until the user quits; `back_to` names the screen
+/// they were opened from (Esc on the first screen goes back to it).
+pub async fn run(
+    term: &mut Term,
     source: Source,
-    looks: Looks,
+    settings: &Settings,
     back_to: Option<String>,
 ) -> anyhow::Result<Outcome> {
-    let mut terminal = ratatui::init();
-    let _ = ratatui::crossterm::execute!(
-        std::io::stdout(),
-        ratatui::crossterm::event::EnableMouseCapture
-    );
-    let r = run_in(&mut terminal, source, looks, back_to).await;
-    let _ = ratatui::crossterm::execute!(
-        std::io::stdout(),
-        ratatui::crossterm::event::DisableMouseCapture
-    );
-    ratatui::restore();
-    r
-}
-
-/// Terminal events with the moment they were read (for the key-to-frame latency trace). The
-/// thread reads only while `stop` is unset; the handle lets the app wait for it to end, so
-/// that a screen the TUI was opened from (the Batch screen, a comparison) gets every key
-/// pressed after it.
-fn input_thread(
-    stop: Arc<AtomicBool>,
-) -> (
-    mpsc::UnboundedReceiver<(Instant, TermEvent)>,
-    std::thread::JoinHandle<()>,
-) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let handle = std::thread::spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            match event::poll(std::time::Duration::from_millis(100)) {
-                // An event that arrives as the app ends is left for whoever reads next.
-                Ok(true) if stop.load(Ordering::Relaxed) => return,
-                Ok(true) => match event::read() {
-                    Ok(e) => {
-                        if tx.send((Instant::now(), e)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(_) => return,
-                },
-                Ok(false) => {}
-                Err(_) => return,
-            }
-        }
-    });
-    (rx, handle)
-}
-
-async fn run_in(
-    terminal: &mut ratatui::DefaultTerminal,
-    source: Source,
-    looks: Looks,
-    back_to: Option<String>,
-) -> anyhow::Result<Outcome> {
-    let (mut wb, doc, read_only) = match source {
-        Source::Live(wb) => {
-            let doc = wb.snapshot();
-            (Some(wb), doc, false)
-        }
-        Source::ReadOnly(doc) => (None, doc, true),
-    };
-    let mut snapshots = wb.as_ref().map(|w| w.snapshots());
-    let runner: Option<PairRunner> = wb.as_ref().map(|w| w.pair_runner());
-    let mut state = State::new(doc, read_only, views::help_len(&looks.keymap));
-    state.back_to = back_to;
-    state.act_keys = looks.keymap.act_keys();
-    let mut store = Store::new(state);
-    // EVOOTTER_RECORD_ACTIONS=FILE: every action, one JSON line each, to replay what
-    // happened through the reducer alone.
-    let mut record = std::env::var_os("EVOOTTER_RECORD_ACTIONS").and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
-    if let Some(f) = record.as_mut()
-        && let Ok(j) = serde_json::to_string(&Action::Snapshot {
-            doc: store.state().doc.clone(),
-        })
-    {
-        // The document the state starts from, so that a recording replays on its own.
-        let _ = writeln!(f, "{j}");
-    }
-    let mut dispatch = |store: &mut Store, a: Action| {
-        if let Some(f) = record.as_mut()
-            && let Ok(j) = serde_json::to_string(&a)
-        {
-            let _ = writeln!(f, "{j}");
-        }
-        store.dispatch(a)
-    };
-    let size = terminal.size()?;
-    let mut effects = dispatch(
-        &mut store,
-        Action::Resize {
-            width: size.width,
-            height: size.height,
-        },
-    );
-    let stop = Arc::new(AtomicBool::new(false));
-    let (mut input, reader) = input_thread(stop.clone());
-    // What finished effects answer, back into the loop as actions.
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Action>();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut editor: Option<ratatui_textarea::TextArea<'static>> = None;
-    let mut events_open = wb.is_some();
-    let mut dirty = true;
-    // EVOOTTER_TRACE_FRAMES=FILE: for each key, the microseconds from reading it to the end
-    // of the frame drawn after it (what the latency benchmark reads).
-    let mut trace = std::env::var_os("EVOOTTER_TRACE_FRAMES").and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
-    let mut key_at: Option<Instant> = None;
-    loop {
-        for fx in std::mem::take(&mut effects) {
-            match fx {
-                Effect::Send(c) => {
-                    if let Some(w) = &wb {
-                        w.send(c);
-                    }
-                }
-                Effect::OpenEditor { text } => editor = Some(text_area(&text, &looks.theme)),
-                Effect::CloseEditor => editor = None,
-                Effect::EditorCursor { line } => {
-                    if let Some(e) = editor.as_mut() {
-                        let row = u16::try_from(line.saturating_sub(1)).unwrap_or(u16::MAX);
-                        e.move_cursor(ratatui_textarea::CursorMove::Jump(row, 0));
-                    }
-                }
-                Effect::WriteFile {
-                    path,
-                    text,
-                    overwrite,
-                } => {
-                    let tx = done_tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let exists = path.exists();
-                        let result = if exists && !overwrite {
-                            Err("exists".to_owned())
-                        } else {
-                            std::fs::write(&path, &text)
-                                .map(|()| text.len())
-                                .map_err(|e| e.to_string())
-                        };
-                        let exists = exists && !overwrite;
-                        let _ = tx.send(Action::FileWritten {
-                            path,
-                            result,
-                            exists,
-                        });
-                    });
-                }
-                Effect::Clipboard { text } => {
-                    let mut out = std::io::stdout();
-                    let _ = out.write_all(osc52(&text).as_bytes());
-                    let _ = out.flush();
-                }
-                Effect::CheckSyntax {
-                    python,
-                    name,
-                    source,
-                } => {
-                    let tx = done_tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let python =
-                            python.or_else(|| crate::exec::python_env::locate_on_path("python3"));
-                        let result = match python {
-                            Some(py) => crate::exec::python_env::syntax_errors(
-                                &py,
-                                &[(name, source.clone())],
-                            )
-                            .map_err(|e| e.to_string()),
-                            None => Err("no python3 on PATH".into()),
-                        };
-                        let _ = tx.send(Action::SyntaxChecked { source, result });
-                    });
-                }
-                Effect::ReadFile { path } => {
-                    let tx = done_tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let result = std::fs::read_to_string(&path).map_err(|e| e.to_string());
-                        let _ = tx.send(Action::FileRead { path, result });
-                    });
-                }
-                Effect::ReadSources { repo, files } => {
-                    let tx = done_tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let sources = files
-                            .into_iter()
-                            .filter_map(|f| {
-                                let text = std::fs::read_to_string(repo.join(&f)).ok()?;
-                                Some((f, text))
-                            })
-                            .collect();
-                        let _ = tx.send(Action::SourcesRead { sources });
-                    });
-                }
-                Effect::RunPair { test, mutant, file } => {
-                    let tx = done_tx.clone();
-                    match runner.clone() {
-                        Some(r) => {
-                            tokio::spawn(async move {
-                                let result = match r.run(&test, &mutant, true).await {
-                                    Ok(p) => Ok(rerun_of(&p, &file)),
-                                    Err(e) => Err(e.to_string()),
-                                };
-                                let _ = tx.send(Action::PairRan {
-                                    test,
-                                    mutant,
-                                    result,
-                                });
-                            });
-                        }
-                        None => {
-                            let _ = tx.send(Action::PairRan {
-                                test,
-                                mutant,
-                                result: Err("no workbench behind this view".into()),
-                            });
-                        }
-                    }
-                }
-                Effect::Quit => {}
-            }
-            dirty = true;
-        }
-        if dirty {
-            let state = store.state();
-            let measure = std::cell::Cell::new(None);
-            terminal.draw(|f| {
-                let ctx = Ctx {
-                    state,
-                    theme: &looks.theme,
-                    hl: &looks.highlighter,
-                    keymap: &looks.keymap,
-                    editor: editor.as_ref(),
-                    measure: &measure,
-                };
-                views::draw(f, &ctx);
-            })?;
-            dirty = false;
-            // What the frame measured goes to the reducer, which keeps scrolling inside it.
-            if let Some((screen, m)) = measure.take()
-                && store.state().measured[screen.index()].as_ref() != Some(&m)
-            {
-                effects = dispatch(&mut store, Action::Measured { screen, measure: m });
-                // The reducer may have moved the pane (clamped, or jumped to a hit): draw
-                // again. The next frame measures the same, so this ends.
-                dirty = true;
-                continue;
-            }
-            if let (Some(t0), Some(f)) = (key_at.take(), trace.as_mut()) {
-                let _ = writeln!(f, "{}", t0.elapsed().as_micros());
-            }
-        }
-        if store.state().quit {
-            break;
-        }
-        tokio::select! {
-            e = input.recv() => {
-                let Some((at, e)) = e else { break };
-                if matches!(e, TermEvent::Key(_)) {
-                    key_at.get_or_insert(at);
-                }
-                if let Some(a) = action_of(store.state(), &looks.keymap, &mut editor, e) {
-                    effects = dispatch(&mut store, a);
-                }
-                dirty = true;
-            }
-            e = async { wb.as_mut().unwrap().next_event().await }, if events_open => {
-                match e {
-                    Some(e) => {
-                        effects = dispatch(&mut store, Action::Event { event: Box::new(e) });
-                        // Coalesce a burst of events (executions finishing) into one frame.
-                        if let Some(w) = wb.as_mut() {
-                            while let Ok(Some(e)) = tokio::time::timeout(
-                                std::time::Duration::ZERO,
-                                w.next_event(),
-                            ).await {
-                                effects.extend(dispatch(&mut store, Action::Event { event: Box::new(e) }));
-                            }
-                        }
-                    }
-                    None => {
-                        events_open = false;
-                        effects = dispatch(&mut store, Action::WorkbenchEnded {});
-                    }
-                }
-                dirty = true;
-            }
-            changed = async { snapshots.as_mut().unwrap().changed().await }, if snapshots.is_some() => {
-                match changed {
-                    Ok(()) => {
-                        let doc = snapshots.as_mut().unwrap().borrow_and_update().clone();
-                        effects = dispatch(&mut store, Action::Snapshot { doc });
-                    }
-                    Err(_) => snapshots = None,
-                }
-                dirty = true;
-            }
-            Some(a) = done_rx.recv() => {
-                effects = dispatch(&mut store, a);
-                dirty = true;
-            }
-            _ = term.recv() => {
-                effects = dispatch(&mut store, Action::Quit);
-            }
-        }
-    }
-    stop.store(true, Ordering::Relaxed);
-    // At most one poll's wait (100 ms).
-    let _ = tokio::task::spawn_blocking(move || reader.join()).await;
-    match wb {
+    let mut view = WorkbenchView::new(source, settings, back_to, term.size()?)?;
+    term.run(&mut view).await?;
+    match view.wb {
         Some(w) => {
             // Quitting saves: the step in flight is dropped, finished work kept, and
             // `evootter open` continues from here.
@@ -378,6 +67,334 @@ async fn run_in(
             Ok(Outcome::Live(w.finish().await?))
         }
         None => Ok(Outcome::ReadOnly),
+    }
+}
+
+/// The workbench's screens: the reducer's store, the workbench behind them (none for a saved
+/// session), the editor's text, and where finished effects answer.
+struct WorkbenchView<'a> {
+    store: Store,
+    settings: &'a Settings,
+    wb: Option<Box<Workbench>>,
+    snapshots: Option<watch::Receiver<Arc<SessionDoc>>>,
+    runner: Option<PairRunner>,
+    events_open: bool,
+    editor: Option<ratatui_textarea::TextArea<'static>>,
+    /// What finished effects answer, back into the loop as actions.
+    done_tx: mpsc::UnboundedSender<Action>,
+    done_rx: mpsc::UnboundedReceiver<Action>,
+    sigterm: tokio::signal::unix::Signal,
+    /// The terminal's input ended: the view ends as if the user quit.
+    hung_up: bool,
+    /// What the last frame measured of the screen's scrollable pane.
+    measure: Cell<Option<(Screen, Measure)>>,
+    /// EVOOTTER_RECORD_ACTIONS=FILE: every action, one JSON line each, to replay what
+    /// happened through the reducer alone.
+    record: Option<File>,
+    /// EVOOTTER_TRACE_FRAMES=FILE: for each key, the microseconds from reading it to the end
+    /// of the frame drawn after it (what the latency benchmark reads).
+    trace: Option<File>,
+    key_at: Option<Instant>,
+}
+
+/// What woke the view besides the terminal.
+enum Wake {
+    Event(Option<Event>),
+    Snapshot(bool),
+    Done(Action),
+    Terminate,
+}
+
+fn append_to(var: &str) -> Option<File> {
+    let p = std::env::var_os(var)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(p)
+        .ok()
+}
+
+impl<'a> WorkbenchView<'a> {
+    fn new(
+        source: Source,
+        settings: &'a Settings,
+        back_to: Option<String>,
+        size: Size,
+    ) -> anyhow::Result<Self> {
+        let (wb, doc, read_only) = match source {
+            Source::Live(wb) => {
+                let doc = wb.snapshot();
+                (Some(wb), doc, false)
+            }
+            Source::ReadOnly(doc) => (None, doc, true),
+        };
+        let mut state = State::new(doc, read_only, views::help_len(&settings.keymap));
+        state.back_to = back_to;
+        state.act_keys = settings.keymap.act_keys();
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let mut view = WorkbenchView {
+            store: Store::new(state),
+            settings,
+            snapshots: wb.as_ref().map(|w| w.snapshots()),
+            runner: wb.as_ref().map(|w| w.pair_runner()),
+            events_open: wb.is_some(),
+            wb,
+            editor: None,
+            done_tx,
+            done_rx,
+            sigterm: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?,
+            hung_up: false,
+            measure: Cell::new(None),
+            record: append_to("EVOOTTER_RECORD_ACTIONS"),
+            trace: append_to("EVOOTTER_TRACE_FRAMES"),
+            key_at: None,
+        };
+        if let Some(f) = view.record.as_mut()
+            && let Ok(j) = serde_json::to_string(&Action::Snapshot {
+                doc: view.store.state().doc.clone(),
+            })
+        {
+            // The document the state starts from, so that a recording replays on its own.
+            let _ = writeln!(f, "{j}");
+        }
+        view.dispatch(Action::Resize {
+            width: size.width,
+            height: size.height,
+        });
+        Ok(view)
+    }
+
+    /// The reducer on `a` (recorded), then its effects carried out.
+    fn dispatch(&mut self, a: Action) {
+        if let Some(f) = self.record.as_mut()
+            && let Ok(j) = serde_json::to_string(&a)
+        {
+            let _ = writeln!(f, "{j}");
+        }
+        for fx in self.store.dispatch(a) {
+            self.carry_out(fx);
+        }
+    }
+
+    /// One effect: the only place the TUI writes a file, runs a process or talks to the
+    /// workbench. What takes time runs off the loop and answers as an action.
+    fn carry_out(&mut self, fx: Effect) {
+        match fx {
+            Effect::Send(c) => {
+                if let Some(w) = &self.wb {
+                    w.send(c);
+                }
+            }
+            Effect::OpenEditor { text } => {
+                self.editor = Some(text_area(&text, &self.settings.theme));
+            }
+            Effect::CloseEditor => self.editor = None,
+            Effect::EditorCursor { line } => {
+                if let Some(e) = self.editor.as_mut() {
+                    let row = u16::try_from(line.saturating_sub(1)).unwrap_or(u16::MAX);
+                    e.move_cursor(ratatui_textarea::CursorMove::Jump(row, 0));
+                }
+            }
+            Effect::WriteFile {
+                path,
+                text,
+                overwrite,
+            } => {
+                let tx = self.done_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let exists = path.exists();
+                    let result = if exists && !overwrite {
+                        Err("exists".to_owned())
+                    } else {
+                        std::fs::write(&path, &text)
+                            .map(|()| text.len())
+                            .map_err(|e| e.to_string())
+                    };
+                    let exists = exists && !overwrite;
+                    let _ = tx.send(Action::FileWritten {
+                        path,
+                        result,
+                        exists,
+                    });
+                });
+            }
+            Effect::Clipboard { text } => {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
+            Effect::CheckSyntax {
+                python,
+                name,
+                source,
+            } => {
+                let tx = self.done_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let python =
+                        python.or_else(|| crate::exec::python_env::locate_on_path("python3"));
+                    let result = match python {
+                        Some(py) => {
+                            crate::exec::python_env::syntax_errors(&py, &[(name, source.clone())])
+                                .map_err(|e| e.to_string())
+                        }
+                        None => Err("no python3 on PATH".into()),
+                    };
+                    let _ = tx.send(Action::SyntaxChecked { source, result });
+                });
+            }
+            Effect::ReadFile { path } => {
+                let tx = self.done_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = std::fs::read_to_string(&path).map_err(|e| e.to_string());
+                    let _ = tx.send(Action::FileRead { path, result });
+                });
+            }
+            Effect::ReadSources { repo, files } => {
+                let tx = self.done_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let sources = files
+                        .into_iter()
+                        .filter_map(|f| {
+                            let text = std::fs::read_to_string(repo.join(&f)).ok()?;
+                            Some((f, text))
+                        })
+                        .collect();
+                    let _ = tx.send(Action::SourcesRead { sources });
+                });
+            }
+            Effect::RunPair { test, mutant, file } => self.run_pair(test, mutant, file),
+            Effect::Quit => {}
+        }
+    }
+
+    /// The Why screen's traced re-run of a pair, on the workbench's runner.
+    fn run_pair(&self, test: crate::engine::TestId, mutant: crate::engine::MutantId, file: String) {
+        let tx = self.done_tx.clone();
+        match self.runner.clone() {
+            Some(r) => {
+                tokio::spawn(async move {
+                    let result = match r.run(&test, &mutant, true).await {
+                        Ok(p) => Ok(rerun_of(&p, &file)),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let _ = tx.send(Action::PairRan {
+                        test,
+                        mutant,
+                        result,
+                    });
+                });
+            }
+            None => {
+                let _ = tx.send(Action::PairRan {
+                    test,
+                    mutant,
+                    result: Err("no workbench behind this view".into()),
+                });
+            }
+        }
+    }
+
+    /// The next thing besides the terminal: the workbench's events and snapshots, a finished
+    /// effect, SIGTERM. Each receiver keeps what it holds if this is dropped.
+    async fn next_wake(&mut self) -> Wake {
+        let Self {
+            wb,
+            snapshots,
+            done_rx,
+            sigterm,
+            events_open,
+            ..
+        } = self;
+        tokio::select! {
+            e = async { wb.as_mut().unwrap().next_event().await }, if *events_open => Wake::Event(e),
+            changed = async { snapshots.as_mut().unwrap().changed().await }, if snapshots.is_some() => {
+                Wake::Snapshot(changed.is_ok())
+            }
+            Some(a) = done_rx.recv() => Wake::Done(a),
+            _ = sigterm.recv() => Wake::Terminate,
+        }
+    }
+}
+
+impl Component for WorkbenchView<'_> {
+    type Exit = ();
+
+    fn draw(&self, f: &mut Frame) {
+        let ctx = Ctx {
+            state: self.store.state(),
+            theme: &self.settings.theme,
+            hl: &self.settings.highlighter,
+            keymap: &self.settings.keymap,
+            editor: self.editor.as_ref(),
+            measure: &self.measure,
+        };
+        views::draw(f, &ctx);
+    }
+
+    fn drawn(&mut self) -> bool {
+        // What the frame measured goes to the reducer, which keeps scrolling inside it; the
+        // reducer may move the pane (clamped, or jumped to a hit), so draw again. The next
+        // frame measures the same, so this ends.
+        if let Some((screen, m)) = self.measure.take()
+            && self.store.state().measured[screen.index()].as_ref() != Some(&m)
+        {
+            self.dispatch(Action::Measured { screen, measure: m });
+            return true;
+        }
+        if let (Some(t0), Some(f)) = (self.key_at.take(), self.trace.as_mut()) {
+            let _ = writeln!(f, "{}", t0.elapsed().as_micros());
+        }
+        false
+    }
+
+    fn input(&mut self, event: Option<(Instant, TermEvent)>, _: Size) {
+        let Some((at, e)) = event else {
+            self.hung_up = true;
+            return;
+        };
+        if matches!(e, TermEvent::Key(_)) {
+            self.key_at.get_or_insert(at);
+        }
+        let keymap = &self.settings.keymap;
+        if let Some(a) = action_of(self.store.state(), keymap, &mut self.editor, e) {
+            self.dispatch(a);
+        }
+    }
+
+    async fn wake(&mut self) {
+        match self.next_wake().await {
+            Wake::Event(Some(e)) => {
+                self.dispatch(Action::Event { event: Box::new(e) });
+                // Coalesce a burst of events (executions finishing) into one frame.
+                while let Some(w) = self.wb.as_mut()
+                    && let Ok(Some(e)) =
+                        tokio::time::timeout(std::time::Duration::ZERO, w.next_event()).await
+                {
+                    self.dispatch(Action::Event { event: Box::new(e) });
+                }
+            }
+            Wake::Event(None) => {
+                self.events_open = false;
+                self.dispatch(Action::WorkbenchEnded {});
+            }
+            Wake::Snapshot(true) => {
+                if let Some(s) = self.snapshots.as_mut() {
+                    let doc = s.borrow_and_update().clone();
+                    self.dispatch(Action::Snapshot { doc });
+                }
+            }
+            Wake::Snapshot(false) => self.snapshots = None,
+            Wake::Done(a) => self.dispatch(a),
+            Wake::Terminate => self.dispatch(Action::Quit),
+        }
+    }
+
+    fn exit(&mut self) -> Option<()> {
+        (self.store.state().quit || self.hung_up).then_some(())
+    }
+
+    fn mouse(&self) -> bool {
+        true
     }
 }
 

@@ -6,10 +6,12 @@
 
 use super::action::Action;
 use super::keymap::{KeyContext, Keymap};
+use super::terminal::{Component, Term};
 use super::theme::{Role, Theme};
 use crate::bench::batch_dir::{BatchDir, Row, State};
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::Event;
+use ratatui::layout::Size;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
@@ -771,75 +773,117 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
     )
 }
 
+/// The Batch screen in the terminal loop: the view, the directory it reads again every
+/// second, and how its frame is laid out for paging.
+struct BatchScreen<'a> {
+    v: BatchView,
+    source: BatchDir,
+    read_at: Instant,
+    page: usize,
+    /// An instance's session to open, and its id.
+    open: Option<(PathBuf, String)>,
+    hung_up: bool,
+    theme: &'a Theme,
+    keymap: &'a Keymap,
+}
+
+/// How the Batch screen left the loop.
+enum BatchExit {
+    Quit,
+    Open(PathBuf, String),
+}
+
+impl BatchScreen<'_> {
+    fn reread(&mut self) {
+        self.v.replace_rows(self.source.refresh());
+        let m = self.source.manifest();
+        self.v.budgets = (m.budget_usd_total, m.budget_usd_per_instance);
+        self.read_at = Instant::now();
+    }
+}
+
+impl Component for BatchScreen<'_> {
+    type Exit = BatchExit;
+
+    fn draw(&self, f: &mut Frame) {
+        draw(f, &self.v, self.theme, self.keymap);
+    }
+
+    fn input(&mut self, event: Option<(Instant, Event)>, size: Size) {
+        let Some((_, e)) = event else {
+            self.hung_up = true;
+            return;
+        };
+        let Event::Key(k) = e else {
+            return;
+        };
+        self.page = usize::from(size.height.saturating_sub(9)).max(1);
+        if self.v.search.typing.is_some() {
+            self.v.type_key(
+                self.keymap.action(KeyContext::Prompt, &k),
+                super::search::typed_char(&k),
+            );
+            return;
+        }
+        self.v.notice = None;
+        let Some(a) = self.keymap.action(KeyContext::Batch, &k) else {
+            return;
+        };
+        if let Some(session) = self.v.act(a, self.page) {
+            let id = self.v.selected.clone().unwrap_or_default();
+            self.open = Some((session, id));
+        }
+    }
+
+    /// Never waits on the directory for long: read again (only what changed) every second,
+    /// while `bench --tui` writes it from the other threads.
+    async fn wake(&mut self) {
+        let next = self.read_at + Duration::from_secs(1);
+        tokio::time::sleep_until(next.into()).await;
+        self.reread();
+    }
+
+    fn exit(&mut self) -> Option<BatchExit> {
+        if let Some((session, id)) = self.open.take() {
+            return Some(BatchExit::Open(session, id));
+        }
+        (self.v.quit || self.hung_up).then_some(BatchExit::Quit)
+    }
+}
+
 /// Shows the batch in `dir` until the user quits; Enter opens an instance's session
-/// (read-only) with `open_session`, which returns when the user comes back.
-pub async fn browse<F, Fut>(
+/// (read-only) in the same terminal with `open_session`, which returns when the user comes
+/// back.
+pub async fn browse(
+    term: &mut Term,
     dir: &Path,
     theme: &Theme,
     keymap: &Keymap,
-    mut open_session: F,
-) -> anyhow::Result<()>
-where
-    F: FnMut(PathBuf, String) -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<()>>,
-{
-    let mut source = BatchDir::open(dir);
-    let mut v = BatchView::new(dir, source.refresh());
-    let budgets =
-        |m: &crate::bench::batch_dir::Manifest| (m.budget_usd_total, m.budget_usd_per_instance);
-    v.budgets = budgets(source.manifest());
-    let mut terminal = ratatui::init();
-    let mut read_at = Instant::now();
-    let mut page = 10;
-    let result = loop {
-        if read_at.elapsed() >= Duration::from_secs(1) {
-            v.replace_rows(source.refresh());
-            v.budgets = budgets(source.manifest());
-            read_at = Instant::now();
-        }
-        if let Err(e) = terminal.draw(|f| {
-            page = usize::from(f.area().height.saturating_sub(9)).max(1);
-            draw(f, &v, theme, keymap)
-        }) {
-            break Err(e.into());
-        }
-        // Never waits on the directory: the screen redraws at least once a second. The wait
-        // for a key blocks this thread only (`bench --tui` runs the batch on the others).
-        match tokio::task::block_in_place(|| event::poll(Duration::from_millis(250))) {
-            Ok(false) => continue,
-            Err(e) => break Err(e.into()),
-            Ok(true) => {}
-        }
-        let Ok(Event::Key(k)) = event::read() else {
-            continue;
-        };
-        if v.search.typing.is_some() {
-            v.type_key(
-                keymap.action(KeyContext::Prompt, &k),
-                super::search::typed_char(&k),
-            );
-            continue;
-        }
-        v.notice = None;
-        let Some(a) = keymap.action(KeyContext::Batch, &k) else {
-            continue;
-        };
-        if let Some(session) = v.act(a, page) {
-            ratatui::restore();
-            let id = v.selected.clone().unwrap_or_default();
-            let opened = open_session(session, id.clone()).await;
-            terminal = ratatui::init();
-            if let Err(e) = opened {
-                v.notice = Some(format!("cannot open {id}'s session: {e:#}"));
-            }
-            v.replace_rows(source.refresh());
-        }
-        if v.quit {
-            break Ok(());
-        }
+    mut open_session: impl AsyncFnMut(&mut Term, PathBuf, String) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let source = BatchDir::open(dir);
+    let mut screen = BatchScreen {
+        v: BatchView::new(dir, vec![]),
+        source,
+        read_at: Instant::now(),
+        page: 10,
+        open: None,
+        hung_up: false,
+        theme,
+        keymap,
     };
-    ratatui::restore();
-    result
+    screen.reread();
+    loop {
+        match term.run(&mut screen).await? {
+            BatchExit::Quit => return Ok(()),
+            BatchExit::Open(session, id) => {
+                if let Err(e) = open_session(term, session, id.clone()).await {
+                    screen.v.notice = Some(format!("cannot open {id}'s session: {e:#}"));
+                }
+                screen.reread();
+            }
+        }
+    }
 }
 
 #[cfg(test)]

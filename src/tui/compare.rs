@@ -6,16 +6,20 @@
 
 use super::action::Action;
 use super::keymap::{KeyContext, Keymap};
+use super::terminal::{Component, Term};
 use super::theme::{Role, Theme};
 use crate::bench::batch_dir::{BatchDir, Row, State};
 use crate::engine::SessionDoc;
 use ratatui::Frame;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::Event;
+use ratatui::layout::Size;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// What became of an instance from A to B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -412,70 +416,92 @@ enum Leave {
     Open(usize),
 }
 
-/// Shows two sessions side by side until Esc, q, or `a`/`b` (open one of them).
-fn sessions_loop(
-    terminal: &mut ratatui::DefaultTerminal,
-    docs: [&SessionDoc; 2],
-    theme: &Theme,
-    keymap: &Keymap,
-) -> anyhow::Result<Leave> {
-    let (la, lb) = (session_lines("A", docs[0]), session_lines("B", docs[1]));
-    let diff = final_diff(docs[0], docs[1]);
-    let (mut scroll, mut on_diff) = (0usize, false);
-    loop {
-        // How far the panes scroll, as drawn (their wrapped lines).
-        let mut longest = 0;
-        terminal.draw(|f| {
-            longest = draw_sessions(f, &la, &lb, on_diff.then_some(&diff[..]), scroll, theme)
-        })?;
-        let Event::Key(k) = event::read()? else {
-            continue;
+/// Two sessions side by side, until Esc, q, or `a`/`b` (open one of them).
+struct SessionsScreen<'a> {
+    la: Vec<String>,
+    lb: Vec<String>,
+    diff: Vec<String>,
+    scroll: usize,
+    on_diff: bool,
+    /// How far the panes scroll, as the last frame drew them (their wrapped lines).
+    longest: Cell<usize>,
+    leave: Option<Leave>,
+    theme: &'a Theme,
+    keymap: &'a Keymap,
+}
+
+impl Component for SessionsScreen<'_> {
+    type Exit = Leave;
+
+    fn draw(&self, f: &mut Frame) {
+        let diff = self.on_diff.then_some(&self.diff[..]);
+        let longest = draw_sessions(f, &self.la, &self.lb, diff, self.scroll, self.theme);
+        self.longest.set(longest);
+    }
+
+    fn input(&mut self, event: Option<(Instant, Event)>, _: Size) {
+        let Some((_, e)) = event else {
+            self.leave = Some(Leave::Quit);
+            return;
         };
-        match keymap.action(KeyContext::Batch, &k) {
-            Some(Action::Quit) => return Ok(Leave::Quit),
-            Some(Action::Back) => return Ok(Leave::Back),
-            Some(Action::OpenA) => return Ok(Leave::Open(0)),
-            Some(Action::OpenB) => return Ok(Leave::Open(1)),
-            Some(Action::Right) if !on_diff => (on_diff, scroll) = (true, 0),
-            Some(Action::Left) if on_diff => (on_diff, scroll) = (false, 0),
-            Some(Action::Down) => scroll = (scroll + 1).min(longest),
-            Some(Action::Up) => scroll = scroll.saturating_sub(1),
-            Some(Action::PageDown) => scroll = (scroll + 10).min(longest),
-            Some(Action::PageUp) => scroll = scroll.saturating_sub(10),
-            Some(Action::First) => scroll = 0,
-            Some(Action::Last) => scroll = longest,
+        let Event::Key(k) = e else {
+            return;
+        };
+        let longest = self.longest.get();
+        let scroll = &mut self.scroll;
+        match self.keymap.action(KeyContext::Batch, &k) {
+            Some(Action::Quit) => self.leave = Some(Leave::Quit),
+            Some(Action::Back) => self.leave = Some(Leave::Back),
+            Some(Action::OpenA) => self.leave = Some(Leave::Open(0)),
+            Some(Action::OpenB) => self.leave = Some(Leave::Open(1)),
+            Some(Action::Right) if !self.on_diff => (self.on_diff, *scroll) = (true, 0),
+            Some(Action::Left) if self.on_diff => (self.on_diff, *scroll) = (false, 0),
+            Some(Action::Down) => *scroll = (*scroll + 1).min(longest),
+            Some(Action::Up) => *scroll = scroll.saturating_sub(1),
+            Some(Action::PageDown) => *scroll = (*scroll + 10).min(longest),
+            Some(Action::PageUp) => *scroll = scroll.saturating_sub(10),
+            Some(Action::First) => *scroll = 0,
+            Some(Action::Last) => *scroll = longest,
             _ => {}
         }
+    }
+
+    fn exit(&mut self) -> Option<Leave> {
+        self.leave.take()
     }
 }
 
 /// Two sessions side by side until Esc (`Ok(false)`) or q (`Ok(true)`); `a`/`b` open one in
 /// the workbench's screens with `open_session` and come back here.
-async fn side_by_side<F, Fut>(
-    terminal: &mut ratatui::DefaultTerminal,
+async fn side_by_side(
+    term: &mut Term,
     paths: [PathBuf; 2],
     theme: &Theme,
     keymap: &Keymap,
-    open_session: &mut F,
-) -> anyhow::Result<bool>
-where
-    F: FnMut(PathBuf, String) -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<()>>,
-{
+    open_session: &mut impl AsyncFnMut(&mut Term, PathBuf, String) -> anyhow::Result<()>,
+) -> anyhow::Result<bool> {
     let docs = [
         SessionDoc::load(&SessionDoc::file_in(&paths[0]))?,
         SessionDoc::load(&SessionDoc::file_in(&paths[1]))?,
     ];
+    let mut screen = SessionsScreen {
+        la: session_lines("A", &docs[0]),
+        lb: session_lines("B", &docs[1]),
+        diff: final_diff(&docs[0], &docs[1]),
+        scroll: 0,
+        on_diff: false,
+        longest: Cell::new(0),
+        leave: None,
+        theme,
+        keymap,
+    };
     loop {
-        match sessions_loop(terminal, [&docs[0], &docs[1]], theme, keymap)? {
+        match term.run(&mut screen).await? {
             Leave::Back => return Ok(false),
             Leave::Quit => return Ok(true),
             Leave::Open(i) => {
-                ratatui::restore();
                 let side = if i == 0 { "A" } else { "B" };
-                let opened = open_session(SessionDoc::file_in(&paths[i]), side.to_string()).await;
-                *terminal = ratatui::init();
-                opened?;
+                open_session(term, SessionDoc::file_in(&paths[i]), side.to_string()).await?;
             }
         }
     }
@@ -484,17 +510,50 @@ where
 /// `open --compare A B`: two batch directories (the comparison, Enter on an instance shows its
 /// two sessions) or two sessions (shown side by side at once). In the side-by-side view `a`
 /// and `b` open A's or B's session in the workbench's screens with `open_session`.
-pub async fn browse<F, Fut>(
+pub async fn browse(
+    term: &mut Term,
     a: &Path,
     b: &Path,
     theme: &Theme,
     keymap: &Keymap,
-    mut open_session: F,
-) -> anyhow::Result<()>
-where
-    F: FnMut(PathBuf, String) -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<()>>,
-{
+    mut open_session: impl AsyncFnMut(&mut Term, PathBuf, String) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if !crate::bench::batch_dir::is_batch(a) {
+        let paths = [a.to_path_buf(), b.to_path_buf()];
+        return side_by_side(term, paths, theme, keymap, &mut open_session)
+            .await
+            .map(|_| ());
+    }
+    let name = crate::bench::batch_dir::label;
+    let mut screen = CompareScreen {
+        v: CompareView {
+            a: name(a),
+            b: name(b),
+            rows: pair_rows(BatchDir::open(a).refresh(), BatchDir::open(b).refresh()),
+            filter: CompareFilter::All,
+            selected: 0,
+            quit: false,
+        },
+        open: None,
+        hung_up: false,
+        theme,
+        keymap,
+    };
+    loop {
+        match term.run(&mut screen).await? {
+            None => return Ok(()),
+            Some((sa, sb)) => {
+                if side_by_side(term, [sa, sb], theme, keymap, &mut open_session).await? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Whether `--compare`'s two paths are of one kind (two batches or two sessions), said
+/// before any terminal is opened.
+pub fn check_pair(a: &Path, b: &Path) -> anyhow::Result<()> {
     use crate::bench::batch_dir::is_batch;
     let batches = (is_batch(a), is_batch(b));
     if batches.0 != batches.1 {
@@ -506,57 +565,46 @@ where
             if batches.1 { "batch" } else { "session" }
         );
     }
-    let mut terminal = ratatui::init();
-    let result = if !batches.0 {
-        let paths = [a.to_path_buf(), b.to_path_buf()];
-        side_by_side(&mut terminal, paths, theme, keymap, &mut open_session)
-            .await
-            .map(|_| ())
-    } else {
-        compare_batches(&mut terminal, a, b, theme, keymap, &mut open_session).await
-    };
-    ratatui::restore();
-    result
+    Ok(())
 }
 
-async fn compare_batches<F, Fut>(
-    terminal: &mut ratatui::DefaultTerminal,
-    a: &Path,
-    b: &Path,
-    theme: &Theme,
-    keymap: &Keymap,
-    open_session: &mut F,
-) -> anyhow::Result<()>
-where
-    F: FnMut(PathBuf, String) -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<()>>,
-{
-    let name = crate::bench::batch_dir::label;
-    let mut v = CompareView {
-        a: name(a),
-        b: name(b),
-        rows: pair_rows(BatchDir::open(a).refresh(), BatchDir::open(b).refresh()),
-        filter: CompareFilter::All,
-        selected: 0,
-        quit: false,
-    };
-    loop {
-        terminal.draw(|f| draw_batches(f, &v, theme))?;
-        let Event::Key(k) = event::read()? else {
-            continue;
+/// Two batches instance by instance, in the terminal loop; it ends with the two sessions to
+/// show side by side, or `None` to leave.
+struct CompareScreen<'a> {
+    v: CompareView,
+    open: Option<(PathBuf, PathBuf)>,
+    hung_up: bool,
+    theme: &'a Theme,
+    keymap: &'a Keymap,
+}
+
+impl Component for CompareScreen<'_> {
+    type Exit = Option<(PathBuf, PathBuf)>;
+
+    fn draw(&self, f: &mut Frame) {
+        draw_batches(f, &self.v, self.theme);
+    }
+
+    fn input(&mut self, event: Option<(Instant, Event)>, size: Size) {
+        let Some((_, e)) = event else {
+            self.hung_up = true;
+            return;
         };
-        let Some(action) = keymap.action(KeyContext::Batch, &k) else {
-            continue;
+        let Event::Key(k) = e else {
+            return;
         };
-        let page = usize::from(terminal.size()?.height.saturating_sub(6)).max(1);
-        if let Some((sa, sb)) = v.act(action, page)
-            && side_by_side(terminal, [sa, sb], theme, keymap, open_session).await?
-        {
-            return Ok(());
+        let Some(action) = self.keymap.action(KeyContext::Batch, &k) else {
+            return;
+        };
+        let page = usize::from(size.height.saturating_sub(6)).max(1);
+        self.open = self.v.act(action, page);
+    }
+
+    fn exit(&mut self) -> Option<Self::Exit> {
+        if let Some(pair) = self.open.take() {
+            return Some(Some(pair));
         }
-        if v.quit {
-            return Ok(());
-        }
+        (self.v.quit || self.hung_up).then_some(None)
     }
 }
 

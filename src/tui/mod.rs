@@ -13,6 +13,7 @@ pub mod log_diff;
 pub mod picker;
 pub mod search;
 pub mod state;
+pub mod terminal;
 pub mod theme;
 pub mod update;
 pub mod views;

@@ -5,13 +5,17 @@
 
 use super::action::Action;
 use super::keymap::{KeyContext, Keymap};
+use super::terminal::{Component, Term};
 use super::theme::{Role, Theme};
 use crate::engine::SessionDoc;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::Frame;
+use ratatui::crossterm::event::Event;
+use ratatui::layout::Size;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// One saved session, as listed.
 #[derive(Debug, Clone)]
@@ -274,18 +278,26 @@ impl List {
     }
 }
 
-/// Shows the list until the user picks one (its session file) or quits (`None`). Keys are the
-/// keymap's `[picker]` bindings; a search is typed with the `[prompt]` ones.
-pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result<Option<PathBuf>> {
-    let key = |name: &str| {
-        keymap
-            .keys(KeyContext::Picker, name)
-            .first()
-            .cloned()
-            .unwrap_or_default()
-    };
-    // Esc takes an applied search back before it quits: the footer says which it does.
-    let footer = |searched: bool| {
+/// The list in the terminal loop, until the user picks one or quits.
+struct PickerScreen<'a> {
+    list: List,
+    entries: &'a [Entry],
+    picked: Option<Picked>,
+    theme: &'a Theme,
+    keymap: &'a Keymap,
+}
+
+impl PickerScreen<'_> {
+    /// The footer's keys; Esc takes an applied search back before it quits: the footer says
+    /// which it does.
+    fn footer(&self, searched: bool) -> String {
+        let key = |name: &str| {
+            self.keymap
+                .keys(KeyContext::Picker, name)
+                .first()
+                .cloned()
+                .unwrap_or_default()
+        };
         format!(
             " {}/{} move  {} open  {} search  {} {}",
             key("down"),
@@ -295,112 +307,149 @@ pub fn pick(entries: &[Entry], theme: &Theme, keymap: &Keymap) -> anyhow::Result
             key("cancel"),
             if searched { "show all" } else { "quit" }
         )
-    };
-    let mut list = List::new(entries);
-    let mut terminal = ratatui::init();
-    let picked = loop {
-        let shown = list.shown(entries);
-        terminal.draw(|f| {
-            let [head, body, detail, foot] = Layout::vertical([
-                Constraint::Length(1),
-                Constraint::Min(1),
-                Constraint::Length(4),
-                Constraint::Length(1),
-            ])
-            .areas(f.area());
-            let title = if list.search.query.is_empty() {
-                format!("evootter: saved sessions ({}), newest first", entries.len())
-            } else {
-                format!(
-                    "evootter: saved sessions, {} of {} holding \"{}\" (Esc shows all)",
-                    shown.len(),
-                    entries.len(),
-                    list.search.query
-                )
-            };
-            f.render_widget(Paragraph::new(title).style(theme.style(Role::Title)), head);
-            let lines: Vec<Line> = shown
-                .iter()
-                .enumerate()
-                .map(|(r, &i)| {
-                    let style = if r == list.row {
-                        theme.style(Role::Selected)
-                    } else if entries[i].problem.is_some() {
-                        theme.style(Role::Warning)
-                    } else {
-                        theme.style(Role::Text)
-                    };
-                    Line::styled(list.texts[i].clone(), style)
-                })
-                .collect();
-            let skip = list
-                .row
-                .saturating_sub(usize::from(body.height.saturating_sub(3)));
-            f.render_widget(
-                Paragraph::new(lines)
-                    .block(Block::bordered().border_style(theme.style(Role::Border)))
-                    .scroll((skip as u16, 0)),
-                body,
-            );
-            // The selected session in full: where it is and what opening it does (a row
-            // cut at the terminal's width still names it exactly here).
-            match shown.get(list.row).map(|&i| &entries[i]) {
-                Some(e) => {
-                    let what = list.message.clone().unwrap_or_else(|| e.opens.clone());
-                    let role = if e.problem.is_some() || list.message.is_some() {
-                        Role::Warning
-                    } else {
-                        Role::Dim
-                    };
-                    let mut lines = vec![
-                        Line::styled(e.path.display().to_string(), theme.style(Role::Text)),
-                        Line::styled(what, theme.style(role)),
-                    ];
-                    // The row's last column is the one an 80-column terminal cuts.
-                    if !e.final_test.is_empty() {
-                        lines.push(Line::styled(
-                            format!("final test: {}", e.final_test),
-                            theme.style(Role::Dim),
-                        ));
-                    }
-                    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail);
-                }
-                None => f.render_widget(
-                    Paragraph::new("no saved session holds that (Esc shows them all)")
-                        .style(theme.style(Role::Warning)),
-                    detail,
-                ),
-            }
-            let foot_text = list
-                .search
-                .prompt_line()
-                .unwrap_or_else(|| footer(!list.search.query.is_empty()));
-            f.render_widget(
-                Paragraph::new(foot_text).style(theme.style(Role::Footer)),
-                foot,
-            );
-        })?;
-        let Event::Key(k) = event::read()? else {
-            continue;
+    }
+}
+
+impl Component for PickerScreen<'_> {
+    type Exit = Option<PathBuf>;
+
+    fn draw(&self, f: &mut Frame) {
+        let entries = self.entries;
+        let shown = self.list.shown(entries);
+        let [head, body, detail, foot] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(4),
+            Constraint::Length(1),
+        ])
+        .areas(f.area());
+        let title = if self.list.search.query.is_empty() {
+            format!(
+                "evootter: saved sessions ({}), newest first",
+                self.entries.len()
+            )
+        } else {
+            format!(
+                "evootter: saved sessions, {} of {} holding \"{}\" (Esc shows all)",
+                shown.len(),
+                self.entries.len(),
+                self.list.search.query
+            )
         };
-        if list.search.typing.is_some() {
-            list.type_key(
-                keymap.action(KeyContext::Prompt, &k),
+        f.render_widget(
+            Paragraph::new(title).style(self.theme.style(Role::Title)),
+            head,
+        );
+        let lines: Vec<Line> = shown
+            .iter()
+            .enumerate()
+            .map(|(r, &i)| {
+                let style = if r == self.list.row {
+                    self.theme.style(Role::Selected)
+                } else if self.entries[i].problem.is_some() {
+                    self.theme.style(Role::Warning)
+                } else {
+                    self.theme.style(Role::Text)
+                };
+                Line::styled(self.list.texts[i].clone(), style)
+            })
+            .collect();
+        let skip = self
+            .list
+            .row
+            .saturating_sub(usize::from(body.height.saturating_sub(3)));
+        f.render_widget(
+            Paragraph::new(lines)
+                .block(Block::bordered().border_style(self.theme.style(Role::Border)))
+                .scroll((skip as u16, 0)),
+            body,
+        );
+        // The selected session in full: where it is and what opening it does (a row
+        // cut at the terminal's width still names it exactly here).
+        match shown.get(self.list.row).map(|&i| &self.entries[i]) {
+            Some(e) => {
+                let what = self.list.message.clone().unwrap_or_else(|| e.opens.clone());
+                let role = if e.problem.is_some() || self.list.message.is_some() {
+                    Role::Warning
+                } else {
+                    Role::Dim
+                };
+                let mut lines = vec![
+                    Line::styled(e.path.display().to_string(), self.theme.style(Role::Text)),
+                    Line::styled(what, self.theme.style(role)),
+                ];
+                // The row's last column is the one an 80-column terminal cuts.
+                if !e.final_test.is_empty() {
+                    lines.push(Line::styled(
+                        format!("final test: {}", e.final_test),
+                        self.theme.style(Role::Dim),
+                    ));
+                }
+                f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail);
+            }
+            None => f.render_widget(
+                Paragraph::new("no saved session holds that (Esc shows them all)")
+                    .style(self.theme.style(Role::Warning)),
+                detail,
+            ),
+        }
+        let foot_text = self
+            .list
+            .search
+            .prompt_line()
+            .unwrap_or_else(|| self.footer(!self.list.search.query.is_empty()));
+        f.render_widget(
+            Paragraph::new(foot_text).style(self.theme.style(Role::Footer)),
+            foot,
+        );
+    }
+
+    fn input(&mut self, event: Option<(Instant, Event)>, _: Size) {
+        let Some((_, e)) = event else {
+            self.picked = Some(Picked::Quit);
+            return;
+        };
+        let Event::Key(k) = e else {
+            return;
+        };
+        if self.list.search.typing.is_some() {
+            self.list.type_key(
+                self.keymap.action(KeyContext::Prompt, &k),
                 super::search::typed_char(&k),
             );
-            continue;
+            return;
         }
-        let Some(a) = keymap.action(KeyContext::Picker, &k) else {
-            continue;
+        let Some(a) = self.keymap.action(KeyContext::Picker, &k) else {
+            return;
         };
-        match list.act(entries, a) {
-            Picked::Stay => {}
-            Picked::Open(i) => break Some(entries[i].path.clone()),
-            Picked::Quit => break None,
+        self.picked = Some(self.list.act(self.entries, a));
+    }
+
+    fn exit(&mut self) -> Option<Option<PathBuf>> {
+        match self.picked.take()? {
+            Picked::Stay => None,
+            Picked::Open(i) => Some(Some(self.entries[i].path.clone())),
+            Picked::Quit => Some(None),
         }
+    }
+}
+
+/// Shows the list until the user picks one (its session file) or quits (`None`). Keys are the
+/// keymap's `[picker]` bindings; a search is typed with the `[prompt]` ones.
+pub async fn pick(
+    term: &mut Term,
+    entries: &[Entry],
+    theme: &Theme,
+    keymap: &Keymap,
+) -> anyhow::Result<Option<PathBuf>> {
+    let mut screen = PickerScreen {
+        list: List::new(entries),
+        entries,
+        picked: None,
+        theme,
+        keymap,
     };
-    ratatui::restore();
-    Ok(picked)
+    term.run(&mut screen).await
 }
 
 #[cfg(test)]
