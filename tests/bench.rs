@@ -8,6 +8,10 @@ use crate::common;
 use common::bench_rows::{git, mirror, row};
 use common::*;
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one batch's story, each step on what the one before left: split, the steps would hide their order"
+)]
 #[test]
 fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
     let dir = tempfile::tempdir().unwrap();

@@ -79,6 +79,10 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one session read as show prints it, top to bottom: the assertions follow its lines"
+)]
 #[test]
 fn show_names_columns_in_pool_order_and_explains_each_cut() {
     let tiny = candidates();

@@ -90,6 +90,10 @@ async fn until(wb: &mut Workbench, what: &str, matches: impl Fn(&Event) -> bool)
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one gate's acts in order, each on the state the one before left"
+)]
 async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
     let tiny = Tiny::new(&[]);
     let (mut wb, exec) = scripted_workbench(&tiny, true).await;

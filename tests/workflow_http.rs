@@ -79,6 +79,10 @@ fn full_workflow_over_http_on_pagekit_orphans() {
     full_workflow_over_http(EXAMPLES[4], Wire::Anthropic);
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "the whole workflow against one mock server, each call checked where it happens"
+)]
 fn full_workflow_over_http(name: &str, wire: Wire) {
     let ex = &example(name);
     let inst = evootter::instance::Instance::load(ex).unwrap();

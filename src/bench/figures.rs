@@ -630,6 +630,66 @@ pub fn series_in_svg(svg: &str) -> anyhow::Result<usize> {
     Ok(colours.len())
 }
 
+/// The cost per instance and batch: a bar per named instance, or past a few dozen the costs
+/// sorted and unnamed (their distribution; the CSV names them).
+fn cost_figure(batches: &[BatchFacts], cap: &str) -> (Table, Result<String, Draw>) {
+    let t = cost(batches);
+    let mut ids: Vec<String> = batches[0].instances.iter().map(|i| i.id.clone()).collect();
+    // Past a few dozen instances a bar per named instance is unreadable: the costs sorted,
+    // unnamed, show their distribution instead (the CSV names them).
+    let many = ids.len() > 30;
+    if many {
+        let cost_of = |id: &String| {
+            batches[0]
+                .instances
+                .iter()
+                .find(|i| &i.id == id)
+                .and_then(|i| i.cost_usd)
+                .unwrap_or(0.0)
+        };
+        ids.sort_by(|a, b| cost_of(a).total_cmp(&cost_of(b)));
+    }
+    let series: Vec<(String, Vec<f64>)> = batches
+        .iter()
+        .map(|b| {
+            let by: BTreeMap<&str, f64> = b
+                .instances
+                .iter()
+                .map(|i| (i.id.as_str(), i.cost_usd.unwrap_or(0.0)))
+                .collect();
+            (
+                b.label.clone(),
+                ids.iter()
+                    .map(|id| by.get(id.as_str()).copied().unwrap_or(0.0))
+                    .collect(),
+            )
+        })
+        .collect();
+    let short: Vec<String> = ids
+        .iter()
+        .map(|i| {
+            if many {
+                String::new()
+            } else {
+                i.chars().take(18).collect()
+            }
+        })
+        .collect();
+    let svg = bar_chart(
+        false,
+        if many {
+            "Cost per instance (sorted by the first batch's cost)"
+        } else {
+            "Cost per instance"
+        },
+        ("instance", "cost (USD)"),
+        &short,
+        &series,
+        cap,
+    );
+    (t, svg)
+}
+
 /// Every figure of `batches` into `out` (SVG and CSV); the files written.
 pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out)?;
@@ -751,64 +811,8 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
         ),
     )?;
 
-    let t = cost(batches);
-    let mut ids: Vec<String> = batches[0].instances.iter().map(|i| i.id.clone()).collect();
-    // Past a few dozen instances a bar per named instance is unreadable: the costs sorted,
-    // unnamed, show their distribution instead (the CSV names them).
-    let many = ids.len() > 30;
-    if many {
-        let cost_of = |id: &String| {
-            batches[0]
-                .instances
-                .iter()
-                .find(|i| &i.id == id)
-                .and_then(|i| i.cost_usd)
-                .unwrap_or(0.0)
-        };
-        ids.sort_by(|a, b| cost_of(a).total_cmp(&cost_of(b)));
-    }
-    let series: Vec<(String, Vec<f64>)> = batches
-        .iter()
-        .map(|b| {
-            let by: BTreeMap<&str, f64> = b
-                .instances
-                .iter()
-                .map(|i| (i.id.as_str(), i.cost_usd.unwrap_or(0.0)))
-                .collect();
-            (
-                b.label.clone(),
-                ids.iter()
-                    .map(|id| by.get(id.as_str()).copied().unwrap_or(0.0))
-                    .collect(),
-            )
-        })
-        .collect();
-    let short: Vec<String> = ids
-        .iter()
-        .map(|i| {
-            if many {
-                String::new()
-            } else {
-                i.chars().take(18).collect()
-            }
-        })
-        .collect();
-    put(
-        "cost_per_instance",
-        &t,
-        bar_chart(
-            false,
-            if many {
-                "Cost per instance (sorted by the first batch's cost)"
-            } else {
-                "Cost per instance"
-            },
-            ("instance", "cost (USD)"),
-            &short,
-            &series,
-            &cap,
-        ),
-    )?;
+    let (t, svg) = cost_figure(batches, &cap);
+    put("cost_per_instance", &t, svg)?;
 
     if let [a, b] = batches {
         let t = gained_lost(a, b);

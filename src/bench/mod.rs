@@ -357,39 +357,7 @@ async fn run_one(
     {
         return error(format!("cannot write {}: {e}", work.display()));
     }
-    let mut req = b.template.clone();
-    req.repo = Some(repo.clone());
-    req.issue = Some(issue);
-    req.golden_patch = Some(golden.clone());
-    req.out = Some(dir.to_path_buf());
-    req.instance = None;
-    req.instance_id = Some(id.clone());
-    req.force = false;
-    if req.llm.is_none()
-        && let Some(s) = &row.llm_script
-    {
-        req.llm = Some(format!("scripted:{}", s.display()));
-    }
-    if let Some(pp) = &row.pythonpath {
-        req.pythonpath = pp.clone();
-    }
-    // Instances start on different hosts, so a batch is spread over all of them; each
-    // instance still has every host to fail over to.
-    if !req.docker_hosts.is_empty() {
-        let n = req.docker_hosts.len();
-        req.docker_hosts.rotate_left(index % n);
-    }
-    // A row's own image wins over the batch's template.
-    if req.backend == crate::engine::Backend::Docker {
-        req.image = row
-            .image
-            .clone()
-            .or_else(|| req.image.as_deref().map(|t| workbench::image_for(t, &id)));
-    }
-    if let Some(td) = &row.test_dir {
-        req.test_dir = Some(td.clone());
-    }
-
+    let req = request_for(b, index, row, dir, &work);
     if b.validate {
         match validate(&req, row, &work).await {
             Ok(None) => {}
@@ -481,6 +449,45 @@ async fn run_one(
             .cloned()
             .collect(),
     }
+}
+
+/// The run options of one row: the batch's, with the row's repository, issue, golden patch
+/// and own settings, its Docker image, and the batch's Docker hosts in this row's order.
+fn request_for(b: &Batch, index: usize, row: &Row, dir: &Path, work: &Path) -> RunOptions {
+    let id = &row.instance_id;
+    let mut req = b.template.clone();
+    req.repo = Some(work.join("repo"));
+    req.issue = Some(work.join("issue.md"));
+    req.golden_patch = Some(work.join("golden.patch"));
+    req.out = Some(dir.to_path_buf());
+    req.instance = None;
+    req.instance_id = Some(id.clone());
+    req.force = false;
+    if req.llm.is_none()
+        && let Some(s) = &row.llm_script
+    {
+        req.llm = Some(format!("scripted:{}", s.display()));
+    }
+    if let Some(pp) = &row.pythonpath {
+        req.pythonpath = pp.clone();
+    }
+    // Instances start on different hosts, so a batch is spread over all of them; each
+    // instance still has every host to fail over to.
+    if !req.docker_hosts.is_empty() {
+        let n = req.docker_hosts.len();
+        req.docker_hosts.rotate_left(index % n);
+    }
+    // A row's own image wins over the batch's template.
+    if req.backend == crate::engine::Backend::Docker {
+        req.image = row
+            .image
+            .clone()
+            .or_else(|| req.image.as_deref().map(|t| workbench::image_for(t, id)));
+    }
+    if let Some(td) = &row.test_dir {
+        req.test_dir = Some(td.clone());
+    }
+    req
 }
 
 /// The final test's coverage runs, as TDD-Bench-Verified makes them: on the code before the

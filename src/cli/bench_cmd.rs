@@ -93,6 +93,60 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         a.figures.is_none(),
         "--figures draws a finished batch: pass it with --summary DIR or --compare DIR_A DIR_B"
     );
+    let batch = batch_of(&a)?;
+    let out = batch.out.clone();
+    if a.tui
+        && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
+    {
+        return Ok(code);
+    }
+    // While the screen is up, the progress lines would draw over it: the rows say the same.
+    let screen_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(a.tui));
+    let quiet = screen_up.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let printer = tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            if quiet.load(std::sync::atomic::Ordering::Relaxed) {
+                continue;
+            }
+            say(p);
+        }
+    });
+    let job = tokio::spawn(bench::run(batch, tx));
+    if a.tui {
+        let shown = super::tui_cmd::batch(&out, &Default::default()).await;
+        screen_up.store(false, std::sync::atomic::Ordering::Relaxed);
+        shown?;
+        if !job.is_finished() {
+            eprintln!("the batch goes on (Ctrl-C stops it; `bench` again resumes it)");
+        }
+    }
+    let records = job.await.context("the batch's task")??;
+    let _ = printer.await;
+    let s = summary::read(&out)?;
+    print!("{}", summary::table(&s));
+    println!(
+        "summary: {}  predictions: {}",
+        out.join("summary.json").display(),
+        out.join("predictions.jsonl").display()
+    );
+    let failed = records
+        .iter()
+        .filter(|r| matches!(r.status, summary::Status::Error { .. }))
+        .count();
+    Ok(if failed > 0 {
+        eprintln!(
+            "{failed} instance(s) failed; their errors are above and in INSTANCE/instance.json"
+        );
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The batch the arguments describe, every batch-wide option checked (per-instance ones are
+/// refused: each row gives them).
+fn batch_of(a: &BenchArgs) -> anyhow::Result<Batch> {
     let Some(rows) = a.instances.clone() else {
         bail!("pass --instances FILE.jsonl (or --summary DIR, or --compare DIR_A DIR_B)");
     };
@@ -155,7 +209,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         ),
         None => "evootter".into(),
     });
-    let batch = Batch {
+    Ok(Batch {
         rows,
         repos,
         out: out.clone(),
@@ -170,101 +224,59 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             gather: seconds(a.llm_batch_gather),
             ..Default::default()
         }),
-    };
-    if a.tui
-        && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
-    {
-        return Ok(code);
-    }
-    // While the screen is up, the progress lines would draw over it: the rows say the same.
-    let screen_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(a.tui));
-    let quiet = screen_up.clone();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let printer = tokio::spawn(async move {
-        while let Some(p) = rx.recv().await {
-            if quiet.load(std::sync::atomic::Ordering::Relaxed) {
-                continue;
-            }
-            match p {
-                Progress::Started { instance } => eprintln!("   started {instance}"),
-                Progress::LlmBatch { news } => eprintln!("   {news}"),
-                Progress::Finished {
-                    record,
-                    done,
-                    total,
-                    f2p,
-                    cost_usd,
-                    left,
-                } => {
-                    let what = match (&record.status, &record.score) {
-                        (summary::Status::Done, Some(s)) => format!(
-                            "F2P {}, TDD-Bench {}, SWT-bench {}",
-                            yes(s.f2p),
-                            yes(s.tdd),
-                            yes(s.swt)
-                        ),
-                        (summary::Status::Done, None) => "done".into(),
-                        (summary::Status::Unsound { reason }, _) => format!("unsound: {reason}"),
-                        (summary::Status::Error { error }, _) => format!("error: {error}"),
-                        (summary::Status::EnvironmentError { error }, _) => {
-                            format!("environment error (not counted): {error}")
-                        }
-                    };
-                    // What the whole batch will cost if the rest cost what these did.
-                    let projected = if done < total && cost_usd > 0.0 {
-                        format!(
-                            " (about ${:.2} for all {total} at this rate)",
-                            cost_usd / done as f64 * total as f64
-                        )
-                    } else {
-                        String::new()
-                    };
-                    eprintln!(
-                        "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{projected}{}",
-                        record.instance_id,
-                        record.seconds,
-                        left.map_or(String::new(), |l| format!(
-                            ", about {:.0} s left",
-                            l.as_secs_f64()
-                        ))
-                    );
-                    for n in &record.notes {
-                        eprintln!("  note: {n}");
-                    }
-                }
-            }
-        }
-    });
-    let job = tokio::spawn(bench::run(batch, tx));
-    if a.tui {
-        let shown = super::tui_cmd::batch(&out, &Default::default()).await;
-        screen_up.store(false, std::sync::atomic::Ordering::Relaxed);
-        shown?;
-        if !job.is_finished() {
-            eprintln!("the batch goes on (Ctrl-C stops it; `bench` again resumes it)");
-        }
-    }
-    let records = job.await.context("the batch's task")??;
-    let _ = printer.await;
-    let s = summary::read(&out)?;
-    print!("{}", summary::table(&s));
-    println!(
-        "summary: {}  predictions: {}",
-        out.join("summary.json").display(),
-        out.join("predictions.jsonl").display()
-    );
-    let failed = records
-        .iter()
-        .filter(|r| matches!(r.status, summary::Status::Error { .. }))
-        .count();
-    Ok(if failed > 0 {
-        eprintln!(
-            "{failed} instance(s) failed; their errors are above and in INSTANCE/instance.json"
-        );
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     })
+}
+
+/// A progress line of the batch, on stderr.
+fn say(p: Progress) {
+    match p {
+        Progress::Started { instance } => eprintln!("   started {instance}"),
+        Progress::LlmBatch { news } => eprintln!("   {news}"),
+        Progress::Finished {
+            record,
+            done,
+            total,
+            f2p,
+            cost_usd,
+            left,
+        } => {
+            let what = match (&record.status, &record.score) {
+                (summary::Status::Done, Some(s)) => format!(
+                    "F2P {}, TDD-Bench {}, SWT-bench {}",
+                    yes(s.f2p),
+                    yes(s.tdd),
+                    yes(s.swt)
+                ),
+                (summary::Status::Done, None) => "done".into(),
+                (summary::Status::Unsound { reason }, _) => format!("unsound: {reason}"),
+                (summary::Status::Error { error }, _) => format!("error: {error}"),
+                (summary::Status::EnvironmentError { error }, _) => {
+                    format!("environment error (not counted): {error}")
+                }
+            };
+            // What the whole batch will cost if the rest cost what these did.
+            let projected = if done < total && cost_usd > 0.0 {
+                format!(
+                    " (about ${:.2} for all {total} at this rate)",
+                    cost_usd / done as f64 * total as f64
+                )
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "[{done}/{total}] {}: {what} ({:.0} s); {f2p} F2P so far, cost ${cost_usd:.4}{projected}{}",
+                record.instance_id,
+                record.seconds,
+                left.map_or(String::new(), |l| format!(
+                    ", about {:.0} s left",
+                    l.as_secs_f64()
+                ))
+            );
+            for n in &record.notes {
+                eprintln!("  note: {n}");
+            }
+        }
+    }
 }
 
 fn seconds(s: f64) -> std::time::Duration {

@@ -127,8 +127,8 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
                 m.function,
                 m.scope
                     .map_or(String::new(), |s| format!(" ({})", s.as_str())),
-                one_line(&m.original),
-                one_line(&m.replacement)
+                first_line_and_more(&m.original),
+                first_line_and_more(&m.replacement)
             );
         }
     }
@@ -151,7 +151,8 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn one_line(s: &str) -> String {
+/// The first line, and ` ...` when there is more.
+fn first_line_and_more(s: &str) -> String {
     let s = s.trim();
     let first = s.lines().next().unwrap_or("");
     if first.len() < s.len() {

@@ -11,101 +11,7 @@ use std::path::PathBuf;
 /// The report (keys fixed by the engine issue; more may be added, none removed).
 pub fn report(doc: &SessionDoc) -> Value {
     let final_path = doc.final_test.as_ref().map(|t| doc.tests[t].name.clone());
-    let generations: Vec<Value> = doc
-        .generations
-        .iter()
-        .map(|g| {
-            let scores: BTreeMap<&str, usize> = g
-                .scores
-                .iter()
-                .map(|(t, s)| (t.as_str(), s.kills.len()))
-                .collect();
-            let rescues: BTreeMap<&str, &Vec<MutantId>> = g
-                .scores
-                .iter()
-                .filter(|(_, s)| !s.rescues.is_empty())
-                .map(|(t, s)| (t.as_str(), &s.rescues))
-                .collect();
-            let flaky: Vec<&str> = g
-                .scores
-                .iter()
-                .filter(|(_, s)| s.flaky)
-                .map(|(t, _)| t.as_str())
-                .collect();
-            let old: BTreeMap<&str, Outcome> = g
-                .scores
-                .iter()
-                .map(|(t, s)| (t.as_str(), s.old_outcome))
-                .collect();
-            // What selection weighed of each test, as it weighed it.
-            let fitness: BTreeMap<String, serde_json::Value> =
-                super::selection::TestFacts::of_generation(doc, g)
-                    .into_iter()
-                    .map(|f| {
-                        let mut e = json!({ "kills": f.kills, "status_kills": f.status_kills });
-                        if doc.config.issue_focus {
-                            e["issue_values"] = json!([f.focus.named, f.focus.of]);
-                        }
-                        if f.surrogate > 0 {
-                            e["best_rescuer_permille"] = json!(f.surrogate);
-                        }
-                        (f.id, e)
-                    })
-                    .collect();
-            let mut v = json!({
-                "index": g.index,
-                "tests": g.tests,
-                "mutants": g.mutants,
-                "executions": g.executions,
-                "cached": g.cached,
-                "scores": scores,
-                "fitness": fitness,
-                "old_outcomes": old,
-                "rescues": rescues,
-                "flaky": flaky,
-                "ranking": g.ranking,
-                "selected": g.selected,
-                "selected_by": g.selected_by,
-                "fitness_decided": g.fitness_decided,
-                "tie_break": g.tie_break,
-                "offspring": g.offspring,
-            });
-            if !doc.evaluation.is_empty() {
-                v["selection_accuracy"] = json!(selection_accuracy(doc, g));
-            }
-            if let Some(reach) = &g.reach {
-                v["reach"] = json!(reach);
-            }
-            if !g.settling.is_empty() {
-                v["settling"] = json!(g.settling);
-            }
-            // What the user's acts at the gate made of the cut, as every screen shows it.
-            let gate = doc.gate(g.index);
-            if gate.curated() {
-                v["going_on"] = json!(gate.going_on);
-                v["vetoed"] = json!(gate.vetoed);
-                v["pinned"] = json!(gate.pinned);
-                v["edited"] = json!(
-                    gate.edits
-                        .iter()
-                        .map(|(from, into)| json!({"test": from, "into": into}))
-                        .collect::<Vec<_>>()
-                );
-                v["added"] = json!(gate.added);
-                v["acts"] = json!(gate.acts);
-                v["fates"] = json!(
-                    gate.fates()
-                        .iter()
-                        .map(|(t, f)| (t.clone(), f.label()))
-                        .collect::<BTreeMap<_, _>>()
-                );
-            }
-            if let Some(e) = super::explain::explain_cut(doc, g.index) {
-                v["cut"] = json!(e.lines);
-            }
-            v
-        })
-        .collect();
+    let generations: Vec<Value> = doc.generations.iter().map(|g| generation(doc, g)).collect();
     let timeouts = doc
         .executions
         .values()
@@ -131,45 +37,7 @@ pub fn report(doc: &SessionDoc) -> Value {
     let tests: BTreeMap<&str, Value> = doc
         .tests
         .values()
-        .map(|c| {
-            (c.id.as_str(), {
-                let old = doc.execution(&c.id, &Target::Old);
-                let mut v = json!({"name": c.name, "path": c.rel_path,
-                           "old": old.map(|e| e.outcome),
-                           "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)});
-                if matches!(
-                    c.origin,
-                    Origin::UserWritten { .. } | Origin::UserEdited { .. }
-                ) {
-                    v["origin"] = json!(c.origin);
-                }
-                // What a test did beyond passing or failing: it hung, changed its copy,
-                // or hit the sandbox (on c_old, where every test runs).
-                if let Some(e) = old {
-                    if e.outcome == Outcome::Timeout {
-                        v["hangs_on_c_old"] = json!(true);
-                    }
-                    if !e.changed.is_empty() {
-                        v["changed_copy"] = json!(e.changed);
-                    }
-                    if !e.changed_outside.is_empty() {
-                        v["changed_outside"] = json!(e.changed_outside);
-                    }
-                    if !e.denied.is_empty() {
-                        v["sandbox_denied"] = json!(e.denied);
-                    }
-                    // The lines of the focal files it executes on c_old (reach-aware runs).
-                    if let Some(lines) = &e.lines {
-                        let ranges: BTreeMap<&str, String> = lines
-                            .iter()
-                            .map(|(f, l)| (f.as_str(), super::reach::ranges(l)))
-                            .collect();
-                        v["reach"] = json!(ranges);
-                    }
-                }
-                v
-            })
-        })
+        .map(|c| (c.id.as_str(), test(doc, c)))
         .collect();
     let mut r = json!({
         "evootter_version": doc.evootter_version,
@@ -283,6 +151,140 @@ pub fn report(doc: &SessionDoc) -> Value {
         r["f2p_in_initial_population"] = json!(pool_f2p);
     }
     r
+}
+
+/// One generation as report.json holds it: its population and matrix's shape, what selection
+/// weighed and decided, what the gate's acts made of the cut, and the cut's words.
+fn generation(doc: &SessionDoc, g: &Generation) -> Value {
+    let scores: BTreeMap<&str, usize> = g
+        .scores
+        .iter()
+        .map(|(t, s)| (t.as_str(), s.kills.len()))
+        .collect();
+    let rescues: BTreeMap<&str, &Vec<MutantId>> = g
+        .scores
+        .iter()
+        .filter(|(_, s)| !s.rescues.is_empty())
+        .map(|(t, s)| (t.as_str(), &s.rescues))
+        .collect();
+    let flaky: Vec<&str> = g
+        .scores
+        .iter()
+        .filter(|(_, s)| s.flaky)
+        .map(|(t, _)| t.as_str())
+        .collect();
+    let old: BTreeMap<&str, Outcome> = g
+        .scores
+        .iter()
+        .map(|(t, s)| (t.as_str(), s.old_outcome))
+        .collect();
+    // What selection weighed of each test, as it weighed it.
+    let fitness: BTreeMap<String, serde_json::Value> =
+        super::selection::TestFacts::of_generation(doc, g)
+            .into_iter()
+            .map(|f| {
+                let mut e = json!({ "kills": f.kills, "status_kills": f.status_kills });
+                if doc.config.issue_focus {
+                    e["issue_values"] = json!([f.focus.named, f.focus.of]);
+                }
+                if f.surrogate > 0 {
+                    e["best_rescuer_permille"] = json!(f.surrogate);
+                }
+                (f.id, e)
+            })
+            .collect();
+    let mut v = json!({
+        "index": g.index,
+        "tests": g.tests,
+        "mutants": g.mutants,
+        "executions": g.executions,
+        "cached": g.cached,
+        "scores": scores,
+        "fitness": fitness,
+        "old_outcomes": old,
+        "rescues": rescues,
+        "flaky": flaky,
+        "ranking": g.ranking,
+        "selected": g.selected,
+        "selected_by": g.selected_by,
+        "fitness_decided": g.fitness_decided,
+        "tie_break": g.tie_break,
+        "offspring": g.offspring,
+    });
+    if !doc.evaluation.is_empty() {
+        v["selection_accuracy"] = json!(selection_accuracy(doc, g));
+    }
+    if let Some(reach) = &g.reach {
+        v["reach"] = json!(reach);
+    }
+    if !g.settling.is_empty() {
+        v["settling"] = json!(g.settling);
+    }
+    // What the user's acts at the gate made of the cut, as every screen shows it.
+    let gate = doc.gate(g.index);
+    if gate.curated() {
+        v["going_on"] = json!(gate.going_on);
+        v["vetoed"] = json!(gate.vetoed);
+        v["pinned"] = json!(gate.pinned);
+        v["edited"] = json!(
+            gate.edits
+                .iter()
+                .map(|(from, into)| json!({"test": from, "into": into}))
+                .collect::<Vec<_>>()
+        );
+        v["added"] = json!(gate.added);
+        v["acts"] = json!(gate.acts);
+        v["fates"] = json!(
+            gate.fates()
+                .iter()
+                .map(|(t, f)| (t.clone(), f.label()))
+                .collect::<BTreeMap<_, _>>()
+        );
+    }
+    if let Some(e) = super::explain::explain_cut(doc, g.index) {
+        v["cut"] = json!(e.lines);
+    }
+    v
+}
+
+/// One test as report.json holds it: where it is, how it ran on c_old, and what it did
+/// beyond passing or failing.
+fn test(doc: &SessionDoc, c: &Candidate) -> Value {
+    let old = doc.execution(&c.id, &Target::Old);
+    let mut v = json!({"name": c.name, "path": c.rel_path,
+               "old": old.map(|e| e.outcome),
+               "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)});
+    if matches!(
+        c.origin,
+        Origin::UserWritten { .. } | Origin::UserEdited { .. }
+    ) {
+        v["origin"] = json!(c.origin);
+    }
+    // What a test did beyond passing or failing: it hung, changed its copy,
+    // or hit the sandbox (on c_old, where every test runs).
+    if let Some(e) = old {
+        if e.outcome == Outcome::Timeout {
+            v["hangs_on_c_old"] = json!(true);
+        }
+        if !e.changed.is_empty() {
+            v["changed_copy"] = json!(e.changed);
+        }
+        if !e.changed_outside.is_empty() {
+            v["changed_outside"] = json!(e.changed_outside);
+        }
+        if !e.denied.is_empty() {
+            v["sandbox_denied"] = json!(e.denied);
+        }
+        // The lines of the focal files it executes on c_old (reach-aware runs).
+        if let Some(lines) = &e.lines {
+            let ranges: BTreeMap<&str, String> = lines
+                .iter()
+                .map(|(f, l)| (f.as_str(), super::reach::ranges(l)))
+                .collect();
+            v["reach"] = json!(ranges);
+        }
+    }
+    v
 }
 
 fn round2(x: f64) -> f64 {

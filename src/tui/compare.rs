@@ -240,11 +240,7 @@ pub fn draw_batches(f: &mut Frame, v: &CompareView, theme: &Theme) {
     let top = v.selected.saturating_sub(rows_h.saturating_sub(1));
     let shown_rows = v.shown();
     for (i, p) in shown_rows.iter().enumerate().skip(top).take(rows_h) {
-        let id: String = if p.id.chars().count() > id_w {
-            p.id.chars().take(id_w - 1).chain(['~']).collect()
-        } else {
-            p.id.clone()
-        };
+        let id = super::fit::cut(&p.id, id_w);
         let role = match (i == v.selected, p.change()) {
             (true, _) => Role::Selected,
             (_, Change::Lost) => Role::Error,

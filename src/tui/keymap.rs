@@ -17,10 +17,12 @@ use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::DeValue;
 
 use super::action::Action;
-use super::theme::toml_place::{Place, describe, entries_in_order, read_if_present, syntax_error};
+use super::theme::toml_place::{
+    Place, TomlFileError, describe, entries_in_order, parse_table, read_if_present,
+};
 
 const DEFAULT_KEYMAP: &str =
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/keymaps/default.toml"));
@@ -121,19 +123,8 @@ impl std::fmt::Display for KeyContext {
 
 #[derive(Debug, thiserror::Error)]
 pub enum KeymapError {
-    #[error("cannot read keymap file {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{file} line {line}, column {column}: {message}; fix the TOML syntax there")]
-    Syntax {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    #[error(transparent)]
+    File(#[from] TomlFileError),
     #[error(
         "{file} line {line}, column {column}: `{key}` is not a context; put bindings in a table named for where they apply, one of: {contexts}"
     )]
@@ -370,7 +361,8 @@ impl Keymap {
     pub fn load(override_file: Option<&Path>) -> Result<Keymap, KeymapError> {
         let mut bindings: Vec<Binding> = parse(DEFAULT_KEYMAP, DEFAULT_FILE)?;
         if let Some(path) = override_file {
-            let text = read_if_present(path).map_err(|source| KeymapError::Read {
+            let text = read_if_present(path).map_err(|source| TomlFileError::Read {
+                kind: "keymap",
                 path: path.to_path_buf(),
                 source,
             })?;
@@ -525,15 +517,7 @@ fn action_names() -> String {
 /// bound twice in one context).
 fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
     let place = |offset: usize| Place::at(text, offset);
-    let doc = DeTable::parse(text).map_err(|e| {
-        let (p, message) = syntax_error(&e, text);
-        KeymapError::Syntax {
-            file: file.to_string(),
-            line: p.line,
-            column: p.column,
-            message,
-        }
-    })?;
+    let doc = parse_table(text, file)?;
     let mut out = Vec::new();
     for (ctx_key, table) in entries_in_order(doc.get_ref()) {
         let unknown_context = || {
@@ -1030,7 +1014,13 @@ mod tests {
         let (_dir, path) = user_keymap("[global]\nquit = \"Q\n");
         let err = Keymap::load(Some(&path)).unwrap_err();
         let msg = err.to_string();
-        assert!(matches!(err, KeymapError::Syntax { line: 2, .. }), "{msg}");
+        assert!(
+            matches!(
+                err,
+                KeymapError::File(TomlFileError::Syntax { line: 2, .. })
+            ),
+            "{msg}"
+        );
         assert!(
             msg.starts_with(&format!("{} line 2, column", path.display())),
             "{msg}"

@@ -7,6 +7,7 @@ pub mod app;
 pub mod batch;
 pub mod compare;
 pub mod figure;
+pub mod fit;
 pub mod highlight;
 pub mod keymap;
 pub mod log_diff;

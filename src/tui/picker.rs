@@ -146,14 +146,7 @@ pub fn rows(entries: &[Entry]) -> Vec<String> {
     let dir_w = width(&|e| e.dir_name().chars().count(), 24);
     let inst_w = width(&|e| e.instance.chars().count(), 22);
     let phase_w = width(&|e| e.phase.chars().count(), 26);
-    let cut = |s: &str, w: usize| -> String {
-        if s.chars().count() <= w {
-            format!("{s:<w$}")
-        } else {
-            let head: String = s.chars().take(w.saturating_sub(1)).collect();
-            format!("{head}~")
-        }
-    };
+    let cut = super::fit::padded;
     entries
         .iter()
         .map(|e| {

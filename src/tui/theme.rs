@@ -18,9 +18,10 @@ use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::DeValue;
 
-use toml_place::{Place, describe, entries_in_order, read_if_present, syntax_error};
+pub use toml_place::TomlFileError;
+use toml_place::{Place, describe, entries_in_order, parse_table, read_if_present};
 
 /// The theme used when none is named, and the `base` of a user file that names none.
 const DEFAULT_THEME: &str = "dark";
@@ -221,19 +222,8 @@ impl std::fmt::Display for Role {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
-    #[error("cannot read theme file {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{file} line {line}, column {column}: {message}; fix the TOML syntax there")]
-    Syntax {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    #[error(transparent)]
+    File(#[from] TomlFileError),
     #[error(
         "{file} line {line}, column {column}: unknown role `{key}`; roles are: {roles} (and `base`, the built-in theme to start from)"
     )]
@@ -369,7 +359,12 @@ fn read_user_theme(
     };
     match read_if_present(&path) {
         Ok(text) => Ok(text.map(|t| (path, t))),
-        Err(source) => Err(ThemeError::Read { path, source }),
+        Err(source) => Err(TomlFileError::Read {
+            kind: "theme",
+            path,
+            source,
+        }
+        .into()),
     }
 }
 
@@ -391,15 +386,7 @@ struct ThemeFile {
 
 impl ThemeFile {
     fn parse(text: &str, file: &str) -> Result<ThemeFile, ThemeError> {
-        let doc = DeTable::parse(text).map_err(|e| {
-            let (place, message) = syntax_error(&e, text);
-            ThemeError::Syntax {
-                file: file.to_string(),
-                line: place.line,
-                column: place.column,
-                message,
-            }
-        })?;
+        let doc = parse_table(text, file)?;
         let at = Locator { file, text };
         let mut parsed = ThemeFile::default();
         for (key, value) in entries_in_order(doc.get_ref()) {
@@ -776,7 +763,10 @@ mod tests {
         let (dir, path) = user_theme("mine", "text = {}\ndim = { fg = \"gray\"\n");
         let err = Theme::load(Some("mine"), Some(dir.path()), false).unwrap_err();
         let msg = err.to_string();
-        assert!(matches!(err, ThemeError::Syntax { line: 2, .. }), "{msg}");
+        assert!(
+            matches!(err, ThemeError::File(TomlFileError::Syntax { line: 2, .. })),
+            "{msg}"
+        );
         assert!(
             msg.starts_with(&format!("{} line 2, column", path.display())),
             "{msg}"

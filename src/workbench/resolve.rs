@@ -20,7 +20,9 @@
 use super::docker_options::docker_settings;
 use super::error::RequestError;
 use super::options::RunOptions;
-use crate::engine::{Backend, CrossoverStrategy, FitnessRule, RunConfig, SelectionStrategy};
+use crate::engine::{
+    Backend, CrossoverStrategy, DockerSettings, FitnessRule, RunConfig, SelectionStrategy,
+};
 use crate::instance::{Instance, Start};
 use crate::python::FocalFunction;
 use std::path::PathBuf;
@@ -134,27 +136,7 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         timeout_secs.is_finite() && timeout_secs > 0.0,
         "--timeout must be a positive number of seconds (got {timeout_secs})"
     );
-    let docker = match a.backend {
-        Backend::Local => None,
-        Backend::Docker => {
-            ensure!(
-                a.python.is_none(),
-                "--python names a local interpreter; with --backend docker the interpreter is \
-                 the image's (--docker-python, default python3)"
-            );
-            Some(docker_settings(a, inst.map(|i| i.name.as_str()))?)
-        }
-    };
-    let pythonpath = if !a.pythonpath.is_empty() {
-        Some(a.pythonpath.clone())
-    } else {
-        inst.and_then(|i| i.pythonpath.clone()).map(|mut pp| {
-            if !pp.iter().any(|p| p == ".") {
-                pp.insert(0, ".".into());
-            }
-            pp
-        })
-    };
+    let docker = docker(a, inst)?;
     for name in &a.pass_env {
         check_pass_env_name(name)?;
     }
@@ -221,7 +203,7 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
             .or_else(|| a.instance_id.clone()),
         asked: Asked {
             python: a.python.clone(),
-            pythonpath,
+            pythonpath: pythonpath(a, inst),
             test_dir: a
                 .test_dir
                 .clone()
@@ -232,6 +214,35 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
             force: a.force,
             reuse_executions: a.reuse_executions.clone(),
         },
+    })
+}
+
+/// The Docker settings of a Docker run (the image named for the instance), none for a local one.
+fn docker(a: &RunOptions, inst: Option<&Instance>) -> Result<Option<DockerSettings>, RequestError> {
+    match a.backend {
+        Backend::Local => Ok(None),
+        Backend::Docker => {
+            ensure!(
+                a.python.is_none(),
+                "--python names a local interpreter; with --backend docker the interpreter is \
+                 the image's (--docker-python, default python3)"
+            );
+            Ok(Some(docker_settings(a, inst.map(|i| i.name.as_str()))?))
+        }
+    }
+}
+
+/// The python path given: the user's as written, or the instance's, which always holds the
+/// repository root.
+fn pythonpath(a: &RunOptions, inst: Option<&Instance>) -> Option<Vec<String>> {
+    if !a.pythonpath.is_empty() {
+        return Some(a.pythonpath.clone());
+    }
+    inst.and_then(|i| i.pythonpath.clone()).map(|mut pp| {
+        if !pp.iter().any(|p| p == ".") {
+            pp.insert(0, ".".into());
+        }
+        pp
     })
 }
 

@@ -40,6 +40,82 @@ use std::sync::{Arc, Mutex};
 use tarball::Tarball;
 use workers::Worker;
 
+/// The hosts that answer and have the image, with this machine's leftovers removed from
+/// each; with several, one that cannot be reached is left out (and the user told, in the
+/// notes), as a host that fails mid-run is: the run goes on on the others.
+async fn reachable_hosts(
+    cfg: &DockerConfig,
+    hostname: &str,
+) -> Result<(Vec<Host>, Vec<String>), DockerError> {
+    let names = if cfg.hosts.is_empty() {
+        vec![std::env::var("DOCKER_HOST").unwrap_or_else(|_| DEFAULT_HOST.to_owned())]
+    } else {
+        cfg.hosts.clone()
+    };
+    let mut hosts = Vec::with_capacity(names.len());
+    // With several hosts, one that cannot be reached is left out (and the user told), as
+    // a host that fails mid-run is: the run goes on on the others.
+    let mut unreachable: Vec<(String, DockerError)> = vec![];
+    for name in names {
+        let docker = match connect(&name).await {
+            Ok(d) => d,
+            Err(e) => {
+                unreachable.push((name, e));
+                continue;
+            }
+        };
+        remove_leftovers(&docker, hostname).await;
+        match tokio::time::timeout(STEP_TIMEOUT, docker.inspect_image(&cfg.image)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            })) => {
+                return Err(DockerError::MissingImage {
+                    image: cfg.image.clone(),
+                    host: name,
+                });
+            }
+            Ok(Err(e)) => {
+                let reason = e.to_string();
+                unreachable.push((
+                    name.clone(),
+                    DockerError::Unreachable { host: name, reason },
+                ));
+                continue;
+            }
+            Err(_) => {
+                let reason = "no answer about the image".to_owned();
+                unreachable.push((
+                    name.clone(),
+                    DockerError::Unreachable { host: name, reason },
+                ));
+                continue;
+            }
+        }
+        hosts.push(Host {
+            name,
+            docker,
+            down: Mutex::new(None),
+        });
+    }
+    if hosts.is_empty() {
+        let (_, first) = unreachable.remove(0);
+        return Err(first);
+    }
+    let mut notes = vec![];
+    for (name, e) in &unreachable {
+        notes.push(format!(
+            "docker host {name} left out: {e}; its share runs on {}",
+            hosts
+                .iter()
+                .map(|h| h.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok((hosts, notes))
+}
+
 impl DockerExecutor {
     /// Connects to every host, removes what dead runs left there, checks the image, copies
     /// the repository once, and starts `jobs` containers with the repository in them.
@@ -68,75 +144,8 @@ impl DockerExecutor {
         tar.tree(&base).map_err(pack)?;
         let repo_tar = Arc::new(tar.finish().map_err(pack)?);
 
-        let names = if cfg.hosts.is_empty() {
-            vec![std::env::var("DOCKER_HOST").unwrap_or_else(|_| DEFAULT_HOST.to_owned())]
-        } else {
-            cfg.hosts.clone()
-        };
         let hostname = this_hostname();
-        let mut hosts = Vec::with_capacity(names.len());
-        // With several hosts, one that cannot be reached is left out (and the user told), as
-        // a host that fails mid-run is: the run goes on on the others.
-        let mut unreachable: Vec<(String, DockerError)> = vec![];
-        for name in names {
-            let docker = match connect(&name).await {
-                Ok(d) => d,
-                Err(e) => {
-                    unreachable.push((name, e));
-                    continue;
-                }
-            };
-            remove_leftovers(&docker, &hostname).await;
-            match tokio::time::timeout(STEP_TIMEOUT, docker.inspect_image(&cfg.image)).await {
-                Ok(Ok(_)) => {}
-                Ok(Err(bollard::errors::Error::DockerResponseServerError {
-                    status_code: 404,
-                    ..
-                })) => {
-                    return Err(DockerError::MissingImage {
-                        image: cfg.image.clone(),
-                        host: name,
-                    }
-                    .into());
-                }
-                Ok(Err(e)) => {
-                    let reason = e.to_string();
-                    unreachable.push((
-                        name.clone(),
-                        DockerError::Unreachable { host: name, reason },
-                    ));
-                    continue;
-                }
-                Err(_) => {
-                    let reason = "no answer about the image".to_owned();
-                    unreachable.push((
-                        name.clone(),
-                        DockerError::Unreachable { host: name, reason },
-                    ));
-                    continue;
-                }
-            }
-            hosts.push(Host {
-                name,
-                docker,
-                down: Mutex::new(None),
-            });
-        }
-        if hosts.is_empty() {
-            let (_, first) = unreachable.remove(0);
-            return Err(first.into());
-        }
-        let mut notes = vec![];
-        for (name, e) in &unreachable {
-            notes.push(format!(
-                "docker host {name} left out: {e}; its share runs on {}",
-                hosts
-                    .iter()
-                    .map(|h| h.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
+        let (hosts, notes) = reachable_hosts(&cfg, &hostname).await?;
 
         let jobs = cfg.jobs.max(1);
         let mut exec = Self {
@@ -156,14 +165,25 @@ impl DockerExecutor {
             _base_dir: base_dir,
         };
         // From here on a failure drops `exec`, which removes the containers made so far.
-        let recipe = exec.recipe();
+        exec.start_workers(jobs).await?;
+        let (version, user_base) = exec.interpreter_facts().await?;
+        exec.python_version = version;
+        exec.user_base = user_base;
+        *lock(&exec.free) = (0..jobs).rev().collect();
+        exec.permits.add_permits(jobs);
+        Ok(exec)
+    }
+
+    /// Starts `jobs` worker containers, spread over the hosts, at once.
+    async fn start_workers(&mut self, jobs: usize) -> Result<(), DockerError> {
+        let recipe = self.recipe();
         let mut starting = tokio::task::JoinSet::new();
         for i in 0..jobs {
-            let host = i % exec.hosts.len();
+            let host = i % self.hosts.len();
             let recipe = recipe.clone();
             let h = Host {
-                name: exec.hosts[host].name.clone(),
-                docker: exec.hosts[host].docker.clone(),
+                name: self.hosts[host].name.clone(),
+                docker: self.hosts[host].docker.clone(),
                 down: Mutex::new(None),
             };
             starting.spawn(async move { (i, host, recipe.start(&h, i).await) });
@@ -178,7 +198,7 @@ impl DockerExecutor {
                 }
                 Err(e) => {
                     first_error.get_or_insert(DockerError::Container {
-                        image: exec.cfg.image.clone(),
+                        image: self.cfg.image.clone(),
                         host: String::new(),
                         reason: e.to_string(),
                     });
@@ -187,20 +207,15 @@ impl DockerExecutor {
         }
         started.sort_by_key(|(i, _, _)| *i);
         for (_, host, state) in started {
-            exec.workers.push(Worker {
+            self.workers.push(Worker {
                 host,
                 state: tokio::sync::Mutex::new(state),
             });
         }
-        if let Some(e) = first_error {
-            return Err(e.into());
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        let (version, user_base) = exec.interpreter_facts().await?;
-        exec.python_version = version;
-        exec.user_base = user_base;
-        *lock(&exec.free) = (0..jobs).rev().collect();
-        exec.permits.add_permits(jobs);
-        Ok(exec)
     }
 
     /// The interpreter's version and user base, asked in the first container.

@@ -4,7 +4,7 @@
 //! file reads the same kind of message.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
@@ -30,6 +30,43 @@ impl Place {
             column: before[line_start..].chars().count() + 1,
         }
     }
+}
+
+/// What goes wrong with a user's TOML file before its contents are read: themes and keymaps
+/// say these alike (their own errors are about what the file says).
+#[derive(Debug, thiserror::Error)]
+pub enum TomlFileError {
+    #[error("cannot read {kind} file {}: {source}", path.display())]
+    Read {
+        /// `theme` or `keymap`.
+        kind: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{file} line {line}, column {column}: {message}; fix the TOML syntax there")]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// `text` parsed as a TOML table, or where (in `file`) it does not parse.
+pub(crate) fn parse_table<'i>(
+    text: &'i str,
+    file: &str,
+) -> Result<Spanned<DeTable<'i>>, TomlFileError> {
+    DeTable::parse(text).map_err(|e| {
+        let (p, message) = syntax_error(&e, text);
+        TomlFileError::Syntax {
+            file: file.to_string(),
+            line: p.line,
+            column: p.column,
+            message,
+        }
+    })
 }
 
 /// A TOML document that does not parse: where, and toml's own description of what is wrong,

@@ -3,6 +3,7 @@
 
 use crate::engine::{Origin, Phase};
 use crate::exec::Outcome;
+use crate::tui::fit::cut;
 use crate::tui::highlight::Highlighter;
 use crate::tui::keymap::Keymap;
 use crate::tui::state::{Measure, Screen, State};
@@ -126,7 +127,7 @@ pub(super) fn scrolled(f: &mut Frame, c: &Ctx, area: Rect, pane: Pane<'_>, lines
         place.push_str(&format!(" | from column {}", left + 1));
     }
     let room = usize::from(area.width.saturating_sub(4)).saturating_sub(place.chars().count());
-    let title = format!("{}{place}", truncate(title.trim(), room.max(1)));
+    let title = format!("{}{place}", cut(title.trim(), room.max(1)));
     let clip = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
     f.render_widget(
         p.block(block(c, format!(" {title} ")))
@@ -311,17 +312,8 @@ pub(super) fn fit_rule(line: &str, width: usize) -> String {
     format!("{}{middle}{}", rule(room / 2), rule(room - room / 2))
 }
 
-pub(super) fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-        out.push('~');
-        out
-    }
-}
-
-pub(super) fn one_line(s: &str) -> String {
+/// A mutant's or a test's first line, cut to 60 characters (for a one-line mention).
+pub(super) fn headline(s: &str) -> String {
     let first = s.trim().lines().next().unwrap_or("");
-    truncate(first, 60)
+    cut(first, 60)
 }

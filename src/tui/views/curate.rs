@@ -2,6 +2,7 @@
 
 use super::common::*;
 use crate::engine::Target;
+use crate::tui::fit::cut;
 use crate::tui::state::Screen;
 use crate::tui::theme::Role;
 use ratatui::Frame;
@@ -60,7 +61,7 @@ pub(super) fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
             format!(
                 "{} {tid:<4} {:<name_w$} {kills:>3} {}",
                 fate.mark(),
-                truncate(&cand.name, name_w),
+                cut(&cand.name, name_w),
                 fate.label()
             ),
             style,

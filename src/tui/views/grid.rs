@@ -141,8 +141,8 @@ pub(super) fn cell_lines(c: &Ctx) -> Vec<Line<'static>> {
             lines.push(Line::styled(
                 format!(
                     "`{}` -> `{}`",
-                    one_line(&mu.original),
-                    one_line(&mu.replacement)
+                    headline(&mu.original),
+                    headline(&mu.replacement)
                 ),
                 t.style(Role::Text),
             ));

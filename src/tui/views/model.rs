@@ -1,6 +1,7 @@
 //! The Model screen: every call to the model, its prompt and its reply.
 
 use super::common::*;
+use crate::tui::fit::cut;
 use crate::tui::state::Screen;
 use crate::tui::theme::Role;
 use ratatui::Frame;
@@ -34,7 +35,7 @@ pub(super) fn draw_model(f: &mut Frame, c: &Ctx, area: Rect) {
         let model = if one_model {
             String::new()
         } else {
-            format!("{:<22} ", truncate(&call.model, 22))
+            format!("{:<22} ", cut(&call.model, 22))
         };
         let marks = format!(
             "{}{}",

@@ -3,6 +3,7 @@
 use super::common::*;
 use crate::engine::{Target, explain};
 use crate::exec::Outcome;
+use crate::tui::fit::cut;
 use crate::tui::state::Screen;
 use crate::tui::theme::Role;
 use ratatui::Frame;
@@ -190,13 +191,13 @@ pub(super) fn fit_test_table(width: usize, rows: &[TestRow]) -> Vec<String> {
             let left = format!(
                 "{:<6} {:<name_w$} {:<6} {:>4} {:<fate_w$} ",
                 r.id,
-                truncate(&r.name, name_w),
+                cut(&r.name, name_w),
                 r.old,
                 r.fit,
                 r.fate
             );
             let rest = width.saturating_sub(left.chars().count()).max(1);
-            format!("{left}{}", truncate(&r.origin, rest))
+            format!("{left}{}", cut(&r.origin, rest))
                 .trim_end()
                 .to_string()
         })
