@@ -29,8 +29,9 @@ pub enum OutDirError {
     )]
     Foreign { dir: PathBuf, files: String },
     #[error(
-        "{dir} already holds a session. Continue it with `evootter run --resume {session}`, \
-         pass --force to start over, or choose another --out"
+        "{dir} already holds a session. Continue it with `evootter open {session}` (the \
+         workbench) or `evootter run --resume {session}` (headless), pass --force to start \
+         over, or choose another --out"
     )]
     HasSession { dir: PathBuf, session: PathBuf },
     #[error(

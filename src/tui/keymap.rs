@@ -146,6 +146,16 @@ pub enum KeymapError {
         key: String,
         actions: String,
     },
+    #[error(
+        "{file} line {line}, column {column}, [{context}]: `{key}` shows the screen these keys are read on, so it would do nothing there; the key that opens it from any screen goes under [global]"
+    )]
+    OwnScreen {
+        file: String,
+        line: usize,
+        column: usize,
+        context: KeyContext,
+        key: String,
+    },
     #[error("{file} line {line}, column {column}, [{context}] {action}: key `{key}`: {problem}")]
     BadKey {
         file: String,
@@ -515,6 +525,20 @@ fn action_names() -> String {
 
 /// Reads a keymap file: every binding in it, checked (known contexts, actions and keys; no key
 /// bound twice in one context).
+/// Whether `action` shows the very screen whose keys `context` holds: bound there, it would
+/// do nothing (a screen's table is read only on that screen).
+fn shows_own_screen(context: KeyContext, action: &Action) -> bool {
+    matches!(
+        (context, action),
+        (KeyContext::Timeline, Action::Timeline)
+            | (KeyContext::Grid, Action::Grid)
+            | (KeyContext::Pair, Action::Pair)
+            | (KeyContext::Why, Action::Why)
+            | (KeyContext::Curate, Action::Curate)
+            | (KeyContext::Model, Action::Model)
+    )
+}
+
 fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
     let place = |offset: usize| Place::at(text, offset);
     let doc = parse_table(text, file)?;
@@ -551,6 +575,15 @@ fn parse(text: &str, file: &str) -> Result<Vec<Binding>, KeymapError> {
                     action_names()
                 },
             })?;
+            if shows_own_screen(context, &bound) {
+                return Err(KeymapError::OwnScreen {
+                    file: file.to_string(),
+                    line: p.line,
+                    column: p.column,
+                    context,
+                    key: name,
+                });
+            }
             let action = name.clone();
             let specs: Vec<&Spanned<DeValue<'_>>> = match value.get_ref() {
                 DeValue::Array(items) => items.iter().collect(),
@@ -685,6 +718,25 @@ mod tests {
         assert_eq!(
             km.action(KeyContext::Pair, &press(KeyCode::F(2), KeyModifiers::NONE)),
             Some(Action::Grid)
+        );
+    }
+
+    #[test]
+    fn a_screen_bound_in_its_own_table_is_refused_with_where_it_goes() {
+        let (_dir, path) = user_keymap("[model]\nmodel = \"M\"\n");
+        let err = Keymap::load(Some(&path)).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "line 2, column 1, [model]: `model` shows the screen these keys are read on"
+            ) && err.ends_with("goes under [global]"),
+            "{err}"
+        );
+        // From another screen's table it is a shortcut, and works.
+        let (_dir, path) = user_keymap("[timeline]\nmodel = \"M\"\n");
+        let km = Keymap::load(Some(&path)).unwrap();
+        assert_eq!(
+            km.action(KeyContext::Timeline, &ch('M')),
+            Some(Action::Model)
         );
     }
 

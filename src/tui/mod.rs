@@ -6,7 +6,6 @@ pub mod action;
 pub mod app;
 pub mod batch;
 pub mod compare;
-pub mod figure;
 pub mod fit;
 pub mod highlight;
 pub mod keymap;

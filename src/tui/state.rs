@@ -38,6 +38,18 @@ impl Screen {
         Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)
     }
 
+    /// The name of the action that shows this screen, as keymap files bind it.
+    pub fn action_name(self) -> &'static str {
+        match self {
+            Screen::Timeline => "timeline",
+            Screen::Grid => "grid",
+            Screen::Pair => "pair",
+            Screen::Why => "why",
+            Screen::Curate => "curate",
+            Screen::Model => "model",
+        }
+    }
+
     /// For narrow terminals.
     pub fn short_title(self) -> &'static str {
         match self {

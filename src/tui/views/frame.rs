@@ -2,10 +2,10 @@
 //! keys, the help over it, and the editor and confirm prompt laid over the screen.
 
 use super::common::*;
-use super::grid_cells::{self};
+use super::grid_cells;
 use crate::engine::Phase;
 use crate::tui::action::Action;
-use crate::tui::keymap::Keymap;
+use crate::tui::keymap::{KeyContext, Keymap};
 use crate::tui::state::{CellView, Screen, State};
 use crate::tui::theme::Role;
 use crate::tui::update;
@@ -161,10 +161,17 @@ pub(super) fn draw_confirm(f: &mut Frame, c: &Ctx, area: Rect, question: &str) {
 pub(super) fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
     let width = usize::from(area.width);
+    // Each tab with the key that shows it, as the keymap binds it (none if unbound).
+    let key = |s: &Screen| -> String {
+        c.keymap
+            .keys(KeyContext::Global, s.action_name())
+            .first()
+            .map_or(String::new(), |k| format!("{k} "))
+    };
     let tabs = |short: bool| -> usize {
         Screen::ALL
             .iter()
-            .map(|s| (if short { s.short_title() } else { s.title() }).len() + 4)
+            .map(|s| (if short { s.short_title() } else { s.title() }).len() + key(s).len() + 2)
             .sum()
     };
     // The labels that say what the session is come first: they must show at any width, in
@@ -200,14 +207,14 @@ pub(super) fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
     if !read_only.is_empty() {
         spans.push(Span::styled(read_only, t.style(Role::Warning)));
     }
-    for (i, s) in Screen::ALL.iter().enumerate() {
+    for s in Screen::ALL.iter() {
         let style = if *s == c.state.screen {
             t.style(Role::Selected)
         } else {
             t.style(Role::Dim)
         };
         let title = if short { s.short_title() } else { s.title() };
-        spans.push(Span::styled(format!(" {} {title} ", i + 1), style));
+        spans.push(Span::styled(format!(" {}{title} ", key(s)), style));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -4,9 +4,10 @@
 
 mod common;
 mod curate;
+mod figure;
 mod frame;
 mod grid;
-pub mod grid_cells;
+mod grid_cells;
 mod model;
 mod pair;
 mod timeline;

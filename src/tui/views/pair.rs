@@ -1,7 +1,7 @@
 //! The Pair screen: one test on one mutant, its log on c_old against its log on the mutant.
 
 use super::common::*;
-use super::grid_cells::{self};
+use super::grid_cells;
 use crate::engine::pair;
 use crate::tui::log_diff::{DiffStyles, LogDiff};
 use crate::tui::state::Screen;

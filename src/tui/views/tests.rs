@@ -586,3 +586,30 @@ fn each_cell_kind_has_its_colour() {
         "the fixture shows more than one kind: {seen:?}"
     );
 }
+
+/// The tab line names the keys the keymap binds: a user who moved the Model screen to `M`
+/// reads `M Model`, not a number that no longer does anything.
+#[test]
+fn the_tab_line_shows_the_keys_as_bound() {
+    let s = state(120, 36);
+    let tabs = |l: &Looks| {
+        let text = drawn(&s, l).backend().to_string();
+        text.lines().next().unwrap_or_default().to_string()
+    };
+    let l = looks();
+    assert!(tabs(&l).contains(" 1 Timeline  2 Grid "), "{}", tabs(&l));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keymap.toml");
+    std::fs::write(&path, "[global]\nmodel = \"M\"\ngrid = []\n").unwrap();
+    let rebound = Looks {
+        keymap: Keymap::load(Some(&path)).unwrap(),
+        ..looks()
+    };
+    let line = tabs(&rebound);
+    assert!(line.contains(" M Model "), "{line}");
+    assert!(
+        line.contains(" Grid ") && !line.contains(" 2 Grid"),
+        "{line}"
+    );
+    assert!(!line.contains(" 6 Model"), "{line}");
+}

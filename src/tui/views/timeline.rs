@@ -139,12 +139,12 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     let fig_h = if s.doc.generations.is_empty() {
         0
     } else {
-        crate::tui::figure::height_for(s.height)
+        super::figure::height_for(s.height)
     };
     let [text, figure] =
         Layout::vertical([Constraint::Min(4), Constraint::Length(fig_h)]).areas(area);
     scrolled(f, c, text, Pane::wrapped(Screen::Timeline, &title), lines);
-    crate::tui::figure::draw(f, s, c.theme, figure);
+    super::figure::draw(f, s, c.theme, figure);
 }
 
 /// One row of the Timeline's test table, before it is fitted to the pane.

@@ -3,7 +3,7 @@
 //! and what a traced re-run of the pair showed.
 
 use super::common::*;
-use super::grid_cells::{self};
+use super::grid_cells;
 use crate::engine::SessionDoc;
 use crate::engine::kill_reasons::{Hint, Reason};
 use crate::engine::pair;

@@ -3,10 +3,10 @@
 //! its fate, and its kills per mutant kind. Drawing only reads the state; at 80x24 the
 //! charts get fewer rows, never none.
 
-use super::state::State;
-use super::theme::{Role, Theme};
-use super::views::grid_cells::kind_letter;
+use super::grid_cells::kind_letter;
 use crate::mutate::MutantKind;
+use crate::tui::state::State;
+use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
