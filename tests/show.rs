@@ -294,3 +294,51 @@ fn show_names_columns_in_pool_order_and_explains_each_cut() {
         "{pair}"
     );
 }
+
+/// `--preset paper` is the published method in one word: the run is made with each of its
+/// options, an option given explicitly wins, and report.json and `show` say what it set.
+#[test]
+fn the_paper_preset_runs_the_published_method_and_says_what_it_set() {
+    let tiny = candidates();
+    let o = tiny.run(
+        "paper",
+        &["--mutants", "6", "--preset", "paper", "--operators", "all"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let out = tiny.out("paper");
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["preset"]["name"], "paper");
+    assert_eq!(
+        report["preset"]["set"],
+        serde_json::json!([
+            "--fitness paper",
+            "--sampling all",
+            "--mutant-scope focal",
+            "--no-settle-ties",
+            "--no-witnesses",
+            "--no-rescue-tiebreak",
+            "--no-flaky-check",
+            "--keep-equivalent-mutants"
+        ]),
+        "--operators was given, so the preset did not set it"
+    );
+    assert_eq!(report["fitness"], "paper");
+    assert_eq!(report["mutant_reach"], "all");
+    assert_eq!(report["mutant_scope"], "focal");
+    assert_eq!(report["settle_ties"], false);
+    assert_eq!(report["witnesses"], false);
+    assert_eq!(report["rescue_tiebreak"], false);
+    let session = read_json(&out.join("session.json"));
+    assert_eq!(session["config"]["operators"], "all");
+    assert_eq!(session["config"]["check_flaky"], false);
+    assert_eq!(session["config"]["keep_equivalent_mutants"], true);
+    let shown = stdout(&bin().arg("show").arg(&out).output().unwrap());
+    assert!(
+        shown.contains("preset paper (--fitness paper, --sampling all, --mutant-scope focal,"),
+        "{shown}"
+    );
+    // No preset, no line.
+    let plain = tiny.run("plain", &["--mutants", "6"]);
+    assert!(plain.status.success(), "{}", text(&plain));
+    assert!(read_json(&tiny.out("plain").join("report.json"))["preset"].is_null());
+}

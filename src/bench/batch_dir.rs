@@ -23,6 +23,9 @@ pub struct Manifest {
     pub budget_usd_total: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_usd_per_instance: Option<f64>,
+    /// The preset the batch runs with and what it set, for the Batch screen's caption.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<crate::engine::PresetUse>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -136,6 +136,7 @@ pub async fn run(
             started_unix: crate::clock::now_unix(),
             budget_usd_total: b.budget_usd_total,
             budget_usd_per_instance: b.template.budget_usd,
+            preset: workbench::resolve::preset_use(&b.template),
         },
     );
     let total_budget = b.budget_usd_total.map(|limit| {

@@ -110,6 +110,10 @@ pub struct Summary {
     pub executions: u64,
     pub wall_seconds: f64,
     pub cuts: BTreeMap<String, u64>,
+    /// The preset the batch's runs were made with and what it set (from their reports),
+    /// e.g. `paper (--fitness paper, ...)`; `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
     pub lines: Vec<Line>,
 }
 
@@ -180,6 +184,10 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
+        if let Ok(p) = serde_json::from_value::<crate::engine::PresetUse>(report["preset"].clone())
+        {
+            s.preset.get_or_insert(p.to_string());
+        }
         let line = line(
             &r.instance_id,
             status_name(&r.status),
@@ -259,7 +267,11 @@ fn cost(c: Option<f64>) -> String {
 
 /// The summary as a table for people.
 pub fn table(s: &Summary) -> String {
-    let mut out = format!(
+    let mut out = s
+        .preset
+        .as_ref()
+        .map_or(String::new(), |p| format!("method: preset {p}\n"));
+    out += &format!(
         "{:<34} {:<8} {:>4} {:>4} {:>4} {:>6} {:>6} {:>10} {:>6} {:>8}\n",
         "instance", "status", "f2p", "tdd", "swt", "cover", "calls", "cost", "execs", "seconds"
     );
@@ -416,5 +428,32 @@ mod tests {
         );
         let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
         assert!(json.contains(r#""status":"environment_error""#), "{json}");
+    }
+
+    /// A batch made with a preset says so first, as its runs' reports record it.
+    #[test]
+    fn the_summary_names_the_batch_s_preset() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        let r = InstanceRecord {
+            instance_id: "a".into(),
+            status: Status::Done,
+            score: None,
+            seconds: 1.0,
+            notes: vec![],
+        };
+        std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        assert!(!table(&read(dir.path()).unwrap()).contains("preset"));
+        let report = serde_json::json!({
+            "preset": {"name": "paper", "set": ["--fitness paper", "--no-witnesses"]}
+        });
+        std::fs::write(d.join("report.json"), report.to_string()).unwrap();
+        let s = read(dir.path()).unwrap();
+        assert!(
+            table(&s).starts_with("method: preset paper (--fitness paper, --no-witnesses)\n"),
+            "{}",
+            table(&s)
+        );
     }
 }

@@ -85,11 +85,12 @@ impl Progress {
                 requested,
                 exhausted,
                 kinds,
+                operators,
             } => {
                 let mix: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
                 self.line(format!(
                     "   {}: {}",
-                    evootter::mutate::types::pool_words(count, requested, exhausted),
+                    evootter::mutate::types::pool_words(count, requested, exhausted, operators),
                     mix.join(", ")
                 ));
             }

@@ -45,7 +45,7 @@ pub struct RunArgs {
     /// execute and others do not) | reached (only those whose changed lines some test of
     /// the population executes on c_old: every baseline is traced over the focal files, and a
     /// mutant no test reaches is never run) | all (the whole pool, as the paper samples).
-    /// Default: discriminate.
+    /// Default: discriminate (all with --preset paper).
     #[arg(
         long = "sampling",
         alias = "mutant-reach",
@@ -62,8 +62,17 @@ pub struct RunArgs {
     /// then tests that never get to the focal code, rescues judged by the repository's
     /// tests, the issue's values, kills that change what fails, kills) | brt-kills (the rule
     /// before those: passing tests last, the best rescuer's share, every kill; for
-    /// comparison) | paper (kills only, as published).
-    /// Default: brt.
+    /// comparison) | paper (kills only, as published). It also orders --selection random and
+    /// otter: under brt and brt-kills a test passing on c_old goes last whatever the draw or
+    /// the rules say; under paper it takes its place like any other.
+    /// Default: brt (paper with --preset paper).
+    /// The method in one word: paper (EvoOtter as published: --fitness paper --sampling all
+    /// --mutant-scope focal --operators table-i --no-settle-ties --no-witnesses
+    /// --no-rescue-tiebreak --no-flaky-check --keep-equivalent-mutants). An option given
+    /// explicitly still wins; the session, report.json, `show` and the screens say what the
+    /// preset set. docs/paper.md compares each of these with evootter's default.
+    #[arg(long, value_name = "paper")]
+    pub preset: Option<evootter::engine::Preset>,
     #[arg(long)]
     pub fitness: Option<evootter::engine::FitnessRule>,
     /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
@@ -93,7 +102,7 @@ pub struct RunArgs {
     /// The alternatives each mutation site gets: all (every operator of its class, constants
     /// 0, 1, -1, n+1, n-1, empty and one-character strings, None for containers) | table-i
     /// (the one or two replacements of the paper's Table I).
-    /// Default: all.
+    /// Default: all (table-i with --preset paper).
     #[arg(long)]
     pub operators: Option<evootter::engine::Operators>,
     /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
@@ -251,7 +260,7 @@ pub struct RunArgs {
     /// Which functions the mutants come from: widened (the focal functions and, when they
     /// yield fewer than M mutants, the functions they call and that call them in the same
     /// files, each such mutant marked `callee` or `caller`) | focal (the focal functions
-    /// only, as the paper). Default: widened.
+    /// only, as the paper). Default: widened (focal with --preset paper).
     #[arg(long, value_name = "widened|focal")]
     pub mutant_scope: Option<evootter::engine::MutantScope>,
 }
@@ -269,15 +278,15 @@ impl From<RunArgs> for RunOptions {
             initial_tests: a.initial_tests,
             tests: a.tests,
             mutants: a.mutants,
-            mutant_reach: a.mutant_reach.unwrap_or(d.mutant_reach),
+            mutant_reach: a.mutant_reach,
             selection: a.selection.unwrap_or(d.selection),
-            fitness: a.fitness.unwrap_or(d.fitness),
+            fitness: a.fitness,
             no_rescue_tiebreak: a.no_rescue_tiebreak,
             crossover: a.crossover,
             no_flaky_check: a.no_flaky_check,
             no_sandbox: a.no_sandbox,
             executor: a.executor.unwrap_or(d.executor),
-            operators: a.operators.unwrap_or(d.operators),
+            operators: a.operators,
             backend: a.backend.unwrap_or(d.backend),
             image: a.image,
             docker_hosts: a.docker_hosts,
@@ -308,11 +317,12 @@ impl From<RunArgs> for RunOptions {
             keep_going: a.keep_going,
             keep_equivalent_mutants: a.keep_equivalent_mutants,
             settle_ties: !a.no_settle_ties,
-            mutant_scope: a.mutant_scope.unwrap_or(d.mutant_scope),
+            mutant_scope: a.mutant_scope,
             witnesses: !a.no_witnesses,
             kills: a.kills.unwrap_or(d.kills),
             issue_focus: !a.no_issue_focus,
             budget_usd: a.budget_usd,
+            preset: a.preset,
         }
     }
 }

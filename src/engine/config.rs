@@ -256,6 +256,9 @@ pub struct RunConfig {
     /// spending past this many dollars; `run --resume --budget-usd Y` replaces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_usd: Option<f64>,
+    /// The preset the run was made with (`--preset`), and what it set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<PresetUse>,
 }
 
 fn is_whole_log(k: &KillScope) -> bool {
@@ -304,6 +307,74 @@ impl Default for RunConfig {
             kills: KillScope::FailingCases,
             issue_focus: true,
             budget_usd: None,
+            preset: None,
+        }
+    }
+}
+
+/// A method in one word (`--preset`): a set of options. Each option given explicitly still
+/// wins; what the preset did set is recorded with the run ([`PresetUse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// EvoOtter as published (paper Sec. III): kills alone as fitness, samples from the whole
+    /// pool, the focal functions' mutants by Table I's replacements with equivalent ones kept,
+    /// and none of evootter's additions (tie settling, witnesses, the rescue tie-break, the
+    /// flaky check).
+    Paper,
+}
+
+cli_enum!(Preset, "preset", [
+    "paper" => Preset::Paper,
+]);
+
+/// What a preset chooses, option by option.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PresetChoices {
+    pub fitness: FitnessRule,
+    pub reach: MutantReach,
+    pub mutant_scope: MutantScope,
+    pub operators: Operators,
+    pub settle_ties: bool,
+    pub witnesses: bool,
+    pub rescue_tiebreak: bool,
+    pub check_flaky: bool,
+    pub keep_equivalent_mutants: bool,
+}
+
+impl Preset {
+    pub fn choices(self) -> PresetChoices {
+        match self {
+            Preset::Paper => PresetChoices {
+                fitness: FitnessRule::Paper,
+                reach: MutantReach::All,
+                mutant_scope: MutantScope::Focal,
+                operators: Operators::TableI,
+                settle_ties: false,
+                witnesses: false,
+                rescue_tiebreak: false,
+                check_flaky: false,
+                keep_equivalent_mutants: true,
+            },
+        }
+    }
+}
+
+/// The preset a run was made with, and what it set there: the flags that set the same, less
+/// those the user gave (which won) and those that are evootter's default anyway.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PresetUse {
+    pub name: Preset,
+    pub set: Vec<String>,
+}
+
+impl fmt::Display for PresetUse {
+    /// `paper (--fitness paper, --sampling all, ...)`, as every screen and summary names it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.set.is_empty() {
+            write!(f, "{} (nothing: every option it sets was given)", self.name)
+        } else {
+            write!(f, "{} ({})", self.name, self.set.join(", "))
         }
     }
 }

@@ -29,6 +29,9 @@ pub enum Event {
         requested: usize,
         exhausted: bool,
         kinds: BTreeMap<MutantKind, usize>,
+        /// Which replacements the pool was made with (a log from before reads as `all`).
+        #[serde(default)]
+        operators: crate::mutate::Operators,
     },
     GenerationStarted {
         generation: usize,

@@ -291,6 +291,7 @@ impl Engine {
             requested: pool.requested,
             exhausted: pool.exhausted,
             kinds: pool.kinds.clone(),
+            operators: self.doc.config.operators,
         });
         let widened = pool.widened();
         if !widened.is_empty() {

@@ -96,6 +96,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "selection": doc.config.selection,
         // As `--fitness` names it.
         "fitness": doc.config.fitness.to_string(),
+        // The preset the run was made with and the flags it set (the rest were given).
+        "preset": doc.config.preset,
         "rescue_tiebreak": doc.config.rescue_tiebreak,
         "crossover": doc.config.crossover,
         "seed": doc.config.seed,

@@ -52,12 +52,20 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         doc.inputs.repo.display(),
         doc.phase
     );
+    if let Some(p) = &doc.config.preset {
+        w!(out, "preset {p}");
+    }
     w!(out, "{}", doc.config.fitness_words());
     if let Some(pool) = &doc.pool {
         w!(
             out,
             "mutant {}",
-            crate::mutate::types::pool_words(pool.mutants.len(), pool.requested, pool.exhausted)
+            crate::mutate::types::pool_words(
+                pool.mutants.len(),
+                pool.requested,
+                pool.exhausted,
+                doc.config.operators
+            )
         );
     }
     let source = crate::engine::reach::from_disk(doc);

@@ -206,11 +206,13 @@ impl MutantPool {
 /// The pool's size against `m` in words a reader takes at face value: with every operator
 /// alternative the pool is usually larger than `m`, which then bounds each generation's
 /// sample, not the pool ("52 of 20" read as an error).
-pub fn pool_words(count: usize, requested: usize, exhausted: bool) -> String {
+pub fn pool_words(count: usize, requested: usize, exhausted: bool, operators: Operators) -> String {
+    let made = match operators {
+        Operators::All => "every alternative",
+        Operators::TableI => "Table I's replacements",
+    };
     if count >= requested {
-        format!(
-            "pool {count} mutants (every alternative); each generation samples up to {requested}"
-        )
+        format!("pool {count} mutants ({made}); each generation samples up to {requested}")
     } else {
         format!(
             "pool {count} mutants, fewer than the {requested} asked{}",
@@ -247,4 +249,27 @@ pub struct Dropped {
     /// mutant whose code it has (a duplicate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pool's words name the replacements it was made with (a Table I pool said "every
+    /// alternative" once).
+    #[test]
+    fn the_pool_s_words_name_its_operators() {
+        assert_eq!(
+            pool_words(52, 20, false, Operators::All),
+            "pool 52 mutants (every alternative); each generation samples up to 20"
+        );
+        assert_eq!(
+            pool_words(24, 20, false, Operators::TableI),
+            "pool 24 mutants (Table I's replacements); each generation samples up to 20"
+        );
+        assert_eq!(
+            pool_words(7, 20, true, Operators::TableI),
+            "pool 7 mutants, fewer than the 20 asked (the focal functions yield no more)"
+        );
+    }
 }

@@ -43,14 +43,16 @@ pub struct RunOptions {
     /// test of the population executes on c_old: every baseline is traced over the focal
     /// files, and a mutant no test reaches is never run) | all (the whole pool, as the paper
     /// samples).
-    pub mutant_reach: crate::engine::MutantReach,
+    /// `None`: the preset's, else discriminate.
+    pub mutant_reach: Option<crate::engine::MutantReach>,
     /// How each generation's better half is chosen: mutation (kills; ties to rescues, then
     /// the model or the Otter rules) | random | otter (rule-based, no kills) | llm (the
     /// model chooses; needs --llm).
     pub selection: SelectionStrategy,
     /// The fitness rule of --selection mutation: brt (tests passing on c_old cannot be F2P
     /// and rank last) | paper (kills only, as published).
-    pub fitness: FitnessRule,
+    /// `None`: the preset's, else brt.
+    pub fitness: Option<FitnessRule>,
     /// Do not use rescues (mutants on which a failing test passes) as the first tie-break
     /// after fitness.
     pub no_rescue_tiebreak: bool,
@@ -72,7 +74,8 @@ pub struct RunOptions {
     /// The alternatives each mutation site gets: all (every operator of its class, constants
     /// 0, 1, -1, n+1, n-1, empty and one-character strings, None for containers) | table-i
     /// (the one or two replacements of the paper's Table I).
-    pub operators: crate::engine::Operators,
+    /// `None`: the preset's, else all.
+    pub operators: Option<crate::engine::Operators>,
     /// Where pytest runs: local (this machine, sandboxed) | docker (a container per worker,
     /// from --image).
     pub backend: crate::engine::Backend,
@@ -163,7 +166,8 @@ pub struct RunOptions {
     pub settle_ties: bool,
     /// Widen the pool to the focal functions' callees and callers when they yield fewer
     /// than `mutants` (default), or keep it to the focal functions.
-    pub mutant_scope: crate::engine::MutantScope,
+    /// `None`: the preset's, else widened.
+    pub mutant_scope: Option<crate::engine::MutantScope>,
     /// Judge rescues by the repository's own tests (default on; `engine::witness`).
     pub witnesses: bool,
     /// Which kills of a test failing on c_old count (default: those of its failing cases).
@@ -174,6 +178,8 @@ pub struct RunOptions {
     /// dollars (estimated from the prompt and the step's longest reply so far). On resume,
     /// a new limit replaces the recorded one.
     pub budget_usd: Option<f64>,
+    /// A method in one word (`--preset paper`): sets the options not given here.
+    pub preset: Option<crate::engine::Preset>,
 }
 
 impl Default for RunOptions {
@@ -189,15 +195,15 @@ impl Default for RunOptions {
             initial_tests: None,
             tests: None,
             mutants: None,
-            mutant_reach: base.reach,
+            mutant_reach: None,
             selection: base.selection,
-            fitness: base.fitness,
+            fitness: None,
             no_rescue_tiebreak: false,
             crossover: None,
             no_flaky_check: false,
             no_sandbox: false,
             executor: base.executor,
-            operators: base.operators,
+            operators: None,
             backend: crate::engine::Backend::Local,
             image: None,
             docker_hosts: vec![],
@@ -228,11 +234,12 @@ impl Default for RunOptions {
             keep_going: false,
             keep_equivalent_mutants: false,
             settle_ties: true,
-            mutant_scope: base.mutant_scope,
+            mutant_scope: None,
             witnesses: base.witnesses,
             kills: base.kills,
             issue_focus: base.issue_focus,
             budget_usd: None,
+            preset: None,
         }
     }
 }

@@ -3,8 +3,13 @@
 //!
 //! 1. the command line (or a batch's row): [`RunOptions`], whose `None`s and empty lists mean
 //!    "not given";
-//! 2. the instance (`--instance DIR`): its instance.toml's fields and its `[run]` table;
-//! 3. [`RunConfig::default`], where every default is written once.
+//! 2. the preset (`--preset paper`), for the options it sets ([`Preset::choices`]);
+//! 3. the instance (`--instance DIR`): its instance.toml's fields and its `[run]` table;
+//! 4. [`RunConfig::default`], where every default is written once.
+//!
+//! A preset's switches only turn off what evootter adds (`--no-witnesses`, ...), as those
+//! flags do: given or set by the preset, they are off. What the preset did set is recorded
+//! with the run ([`PresetUse`]).
 //!
 //! A few follow from other choices: crossover is `llm` when a model is named, else `none`; an
 //! instance's recorded script is its model only for `--start basebrt`, and its candidates and
@@ -21,7 +26,8 @@ use super::docker_options::docker_settings;
 use super::error::RequestError;
 use super::options::RunOptions;
 use crate::engine::{
-    Backend, CrossoverStrategy, DockerSettings, FitnessRule, RunConfig, SelectionStrategy,
+    Backend, CrossoverStrategy, DockerSettings, FitnessRule, MutantReach, MutantScope, Operators,
+    Preset, PresetUse, RunConfig, SelectionStrategy,
 };
 use crate::instance::{Instance, Start};
 use crate::python::FocalFunction;
@@ -140,18 +146,19 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
     for name in &a.pass_env {
         check_pass_env_name(name)?;
     }
+    let method = method(a);
     let config = RunConfig {
         tests,
         mutants,
         selection: a.selection,
-        fitness: a.fitness,
-        rescue_tiebreak: !a.no_rescue_tiebreak,
+        fitness: method.fitness,
+        rescue_tiebreak: method.rescue_tiebreak,
         crossover: a.crossover.unwrap_or(if llm.is_some() {
             CrossoverStrategy::Llm
         } else {
             CrossoverStrategy::None
         }),
-        check_flaky: !a.no_flaky_check,
+        check_flaky: method.check_flaky,
         timeout_secs,
         seed: a.seed.or(defaults.seed).unwrap_or(base.seed),
         python: docker.as_ref().map_or(base.python, |d| d.python.clone()),
@@ -164,16 +171,17 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         sandbox: !a.no_sandbox,
         docker,
         executor: a.executor,
-        reach: a.mutant_reach,
-        operators: a.operators,
+        reach: method.reach,
+        operators: method.operators,
         keep_going: a.keep_going,
-        keep_equivalent_mutants: a.keep_equivalent_mutants,
-        settle_ties: a.settle_ties,
-        mutant_scope: a.mutant_scope,
-        witnesses: a.witnesses,
+        keep_equivalent_mutants: method.keep_equivalent_mutants,
+        settle_ties: method.settle_ties,
+        mutant_scope: method.mutant_scope,
+        witnesses: method.witnesses,
         kills: a.kills,
         issue_focus: a.issue_focus,
         budget_usd: a.budget_usd.map(check_budget).transpose()?,
+        preset: method.preset,
         // The machine's part, filled by the probe.
         jobs: base.jobs,
         pythonpath: base.pythonpath,
@@ -215,6 +223,143 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
             reuse_executions: a.reuse_executions.clone(),
         },
     })
+}
+
+/// The options a preset may set, as the command line, the preset and the defaults decide them.
+struct Method {
+    fitness: FitnessRule,
+    reach: MutantReach,
+    mutant_scope: MutantScope,
+    operators: Operators,
+    settle_ties: bool,
+    witnesses: bool,
+    rescue_tiebreak: bool,
+    check_flaky: bool,
+    keep_equivalent_mutants: bool,
+    preset: Option<PresetUse>,
+}
+
+/// The preset `a` names and what it sets there (the flags `a` does not give), before any
+/// instance: what a batch's runs will be made with.
+pub fn preset_use(a: &RunOptions) -> Option<PresetUse> {
+    method(a).preset
+}
+
+fn method(a: &RunOptions) -> Method {
+    let base = RunConfig::default();
+    let p = a.preset.map(Preset::choices);
+    let mut set = vec![];
+    // A value: the user's, else the preset's (said when it differs from the default).
+    fn value<T: PartialEq + std::fmt::Display + Copy>(
+        given: Option<T>,
+        preset: Option<T>,
+        default: T,
+        flag: &str,
+        set: &mut Vec<String>,
+    ) -> T {
+        match (given, preset) {
+            (Some(v), _) => v,
+            (None, Some(v)) => {
+                if v != default {
+                    set.push(format!("{flag} {v}"));
+                }
+                v
+            }
+            (None, None) => default,
+        }
+    }
+    // A switch that only turns one of evootter's additions off (or keeps what it drops).
+    let mut off = |given_off: bool, preset_on: Option<bool>, default_on: bool, flag: &str| {
+        let preset_off = preset_on.is_some_and(|on| !on && default_on);
+        if preset_off && !given_off {
+            set.push(flag.to_string());
+        }
+        default_on && !given_off && !preset_off
+    };
+    let settle_ties = off(
+        !a.settle_ties,
+        p.map(|p| p.settle_ties),
+        base.settle_ties,
+        "--no-settle-ties",
+    );
+    let witnesses = off(
+        !a.witnesses,
+        p.map(|p| p.witnesses),
+        base.witnesses,
+        "--no-witnesses",
+    );
+    let rescue_tiebreak = off(
+        a.no_rescue_tiebreak,
+        p.map(|p| p.rescue_tiebreak),
+        base.rescue_tiebreak,
+        "--no-rescue-tiebreak",
+    );
+    let check_flaky = off(
+        a.no_flaky_check,
+        p.map(|p| p.check_flaky),
+        base.check_flaky,
+        "--no-flaky-check",
+    );
+    // Keeping equivalent mutants turns TCE off, as the flag does.
+    let keep_equivalent_mutants = !off(
+        a.keep_equivalent_mutants,
+        p.map(|p| !p.keep_equivalent_mutants),
+        !base.keep_equivalent_mutants,
+        "--keep-equivalent-mutants",
+    );
+    let fitness = value(
+        a.fitness,
+        p.map(|p| p.fitness),
+        base.fitness,
+        "--fitness",
+        &mut set,
+    );
+    let reach = value(
+        a.mutant_reach,
+        p.map(|p| p.reach),
+        base.reach,
+        "--sampling",
+        &mut set,
+    );
+    let mutant_scope = value(
+        a.mutant_scope,
+        p.map(|p| p.mutant_scope),
+        base.mutant_scope,
+        "--mutant-scope",
+        &mut set,
+    );
+    let operators = value(
+        a.operators,
+        p.map(|p| p.operators),
+        base.operators,
+        "--operators",
+        &mut set,
+    );
+    // In the order the preset's help lists them.
+    let order = [
+        "--fitness",
+        "--sampling",
+        "--mutant-scope",
+        "--operators",
+        "--no-settle-ties",
+        "--no-witnesses",
+        "--no-rescue-tiebreak",
+        "--no-flaky-check",
+        "--keep-equivalent-mutants",
+    ];
+    set.sort_by_key(|f| order.iter().position(|o| f.split(' ').next() == Some(*o)));
+    Method {
+        fitness,
+        reach,
+        mutant_scope,
+        operators,
+        settle_ties,
+        witnesses,
+        rescue_tiebreak,
+        check_flaky,
+        keep_equivalent_mutants,
+        preset: a.preset.map(|name| PresetUse { name, set }),
+    }
 }
 
 /// The Docker settings of a Docker run (the image named for the instance), none for a local one.
@@ -482,6 +627,63 @@ mod tests {
         let r = resolve(&a, Some(&instance(Start::Candidates))).unwrap();
         assert_eq!(r.config.python, "python3.9");
         assert_eq!(r.config.docker.unwrap().image, "sweb.eval.inst-1");
+    }
+
+    #[test]
+    fn a_preset_sets_what_is_not_given_and_says_so() {
+        let a = RunOptions {
+            repo: Some("/r".into()),
+            issue: Some("/i".into()),
+            out: Some("/o".into()),
+            initial_tests: Some("/c".into()),
+            preset: Some(Preset::Paper),
+            ..Default::default()
+        };
+        let r = resolve(&a, None).unwrap();
+        let c = &r.config;
+        assert_eq!(
+            (c.fitness, c.reach, c.mutant_scope, c.operators),
+            (
+                FitnessRule::Paper,
+                MutantReach::All,
+                MutantScope::Focal,
+                Operators::TableI
+            )
+        );
+        assert!(!c.settle_ties && !c.witnesses && !c.rescue_tiebreak && !c.check_flaky);
+        assert!(c.keep_equivalent_mutants);
+        let used = c.preset.as_ref().unwrap();
+        assert_eq!(used.set.len(), 9, "{used}");
+        assert!(
+            used.to_string()
+                .starts_with("paper (--fitness paper, --sampling all,")
+        );
+        // What the user gives wins and is not the preset's doing; a switch given is off
+        // either way.
+        let b = RunOptions {
+            operators: Some(Operators::All),
+            fitness: Some(FitnessRule::Brt),
+            witnesses: false,
+            ..a.clone()
+        };
+        let r = resolve(&b, None).unwrap();
+        assert_eq!(
+            (r.config.operators, r.config.fitness),
+            (Operators::All, FitnessRule::Brt)
+        );
+        assert!(!r.config.witnesses);
+        let set = &r.config.preset.as_ref().unwrap().set;
+        assert!(
+            !set.iter().any(|f| f.starts_with("--operators")
+                || f.starts_with("--fitness")
+                || f == "--no-witnesses"),
+            "{set:?}"
+        );
+        assert_eq!(set.len(), 6, "{set:?}");
+        // No preset: evootter's defaults, nothing recorded.
+        let none = resolve(&RunOptions { preset: None, ..a }, None).unwrap();
+        assert_eq!(none.config.preset, None);
+        assert_eq!(none.config.fitness, RunConfig::default().fitness);
     }
 
     /// An option that ranks nothing in this run is named, with why.

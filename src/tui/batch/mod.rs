@@ -45,6 +45,7 @@ impl BatchScreen<'_> {
         self.v.replace_rows(self.source.refresh());
         let m = self.source.manifest();
         self.v.budgets = (m.budget_usd_total, m.budget_usd_per_instance);
+        self.v.preset = m.preset.as_ref().map(ToString::to_string);
         self.read_at = Instant::now();
     }
 }

@@ -39,6 +39,10 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             t.style(Role::Title),
         ));
     }
+    // The method, when a preset made it: what it set, so a reader knows what ran.
+    if let Some(p) = &s.doc.config.preset {
+        lines.push(Line::styled(format!("preset {p}"), t.style(Role::Dim)));
+    }
     // The result first: what a finished run ended with.
     if let Some(ft) = &s.doc.final_test {
         let f2p = s.doc.evaluation.get(ft).map_or(String::new(), |e| {
