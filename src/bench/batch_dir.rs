@@ -26,6 +26,9 @@ pub struct Manifest {
     /// The preset the batch runs with and what it set, for the Batch screen's caption.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<crate::engine::PresetUse>,
+    /// What the batch said once about itself (fields of its rows evootter does not know).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 //! `DIR/OWNER/NAME.git`, a checkout or a bare repository). Nothing is ever fetched.
 
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -19,8 +20,9 @@ pub struct Row {
     /// The developer's test: used only by `--validate`.
     #[serde(default)]
     pub test_patch: String,
-    /// The instance's Docker image (the newest SWE-bench rows carry one).
-    #[serde(default)]
+    /// The instance's Docker image (the newest SWE-bench rows carry one; SWE-rebench names it
+    /// `docker_image`, some exports `image_name`).
+    #[serde(default, alias = "docker_image", alias = "image_name")]
     pub image: Option<String>,
     /// The developer's fail-to-pass tests (SWE-bench stores a JSON list as a string).
     #[serde(default, rename = "FAIL_TO_PASS", deserialize_with = "string_or_list")]
@@ -33,6 +35,54 @@ pub struct Row {
     /// A scripted model for this instance (recorded replies), relative to the rows file.
     #[serde(default)]
     pub llm_script: Option<PathBuf>,
+    /// The initial candidates (file name -> source), as `run --initial-tests` takes a
+    /// directory of them: two methods compared from the same tests.
+    #[serde(default)]
+    pub initial_tests: Option<BTreeMap<String, String>>,
+    /// The focal functions (`FILE::QUALNAME`), as `run --focal` takes them.
+    #[serde(default)]
+    pub focal: Vec<String>,
+    /// Every other field of the row (`created_at`, `PASS_TO_PASS`, `hints_text`, `version`,
+    /// `environment_setup_commit`, `install_config`, ...): kept in the instance's record,
+    /// never shown to the engine or the model.
+    #[serde(flatten)]
+    pub fields: BTreeMap<String, serde_json::Value>,
+}
+
+/// The fields of SWE-bench, SWT-bench, TDD-Bench and SWE-rebench rows that evootter keeps
+/// without using; any other field a row has is named once in the batch's notes (a typo of a
+/// field evootter reads would otherwise pass unseen).
+pub const KEPT_FIELDS: &[&str] = &[
+    "created_at",
+    "PASS_TO_PASS",
+    "hints_text",
+    "version",
+    "environment_setup_commit",
+    "install_config",
+    "requirements",
+    "environment",
+    "meta",
+    "license_name",
+    "test_cmds",
+    "log_parser",
+    "difficulty",
+    "test_file",
+    "test_directives",
+];
+
+/// The fields of `rows` that no benchmark evootter knows has, each with how many rows carry it.
+pub fn unknown_fields<'a>(rows: impl IntoIterator<Item = &'a Row>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for r in rows {
+        for k in r
+            .fields
+            .keys()
+            .filter(|k| !KEPT_FIELDS.contains(&k.as_str()))
+        {
+            *out.entry(k.clone()).or_default() += 1;
+        }
+    }
+    out
 }
 
 fn string_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -223,6 +273,68 @@ mod tests {
         assert_eq!(
             r2.llm_script.as_deref(),
             Some(dir.path().join("s.json").as_path())
+        );
+    }
+
+    /// A row as SWE-rebench's dataset card documents it: its `docker_image` is the instance's
+    /// image, every field is kept, and a field no benchmark has is the one named.
+    #[test]
+    fn a_swe_rebench_row_keeps_its_image_and_fields_and_names_the_unknown_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("rows.jsonl");
+        let row = serde_json::json!({
+            "instance_id": "pallets__click-2271",
+            "repo": "pallets/click",
+            "base_commit": "abc",
+            "patch": "p",
+            "test_patch": "t",
+            "problem_statement": "x",
+            "hints_text": "",
+            "created_at": "2025-03-01T10:00:00Z",
+            "version": "8.1",
+            "FAIL_TO_PASS": "[\"tests/test_a.py::test_x\"]",
+            "PASS_TO_PASS": "[\"tests/test_a.py::test_y\"]",
+            "environment_setup_commit": "def",
+            "install_config": {"python": "3.11", "install": "pip install -e ."},
+            "meta": {"num_modified_files": 1},
+            "license_name": "BSD-3-Clause",
+            "docker_image": "swerebench/sweb.eval.x86_64.pallets_1776_click-2271",
+            "my_note": "hand-made",
+            "initial_tests": {"test_issue.py": "def test_x():\n    assert False\n"},
+            "focal": ["src/click/core.py::Context.invoke"],
+        });
+        let other = serde_json::json!({
+            "instance_id": "a__b-1", "repo": "a/b", "base_commit": "abc",
+            "problem_statement": "x", "patch": "p", "image_name": "img:1"
+        });
+        std::fs::write(&p, format!("{row}\n{other}\n")).unwrap();
+        let rows = read(&p).unwrap();
+        let r = rows[0].as_ref().unwrap();
+        assert_eq!(
+            r.image.as_deref(),
+            Some("swerebench/sweb.eval.x86_64.pallets_1776_click-2271")
+        );
+        assert_eq!(rows[1].as_ref().unwrap().image.as_deref(), Some("img:1"));
+        for kept in [
+            "hints_text",
+            "created_at",
+            "version",
+            "PASS_TO_PASS",
+            "environment_setup_commit",
+            "install_config",
+            "meta",
+            "license_name",
+            "my_note",
+        ] {
+            assert!(r.fields.contains_key(kept), "{kept}: {:?}", r.fields.keys());
+        }
+        assert!(!r.fields.contains_key("docker_image") && !r.fields.contains_key("focal"));
+        assert_eq!(r.focal, ["src/click/core.py::Context.invoke"]);
+        assert_eq!(r.initial_tests.as_ref().unwrap().len(), 1);
+        let unknown = unknown_fields(rows.iter().filter_map(|r| r.as_ref().ok()));
+        assert_eq!(
+            unknown.into_iter().collect::<Vec<_>>(),
+            [("my_note".to_string(), 1)]
         );
     }
 }

@@ -59,6 +59,11 @@ pub enum Progress {
     LlmBatch {
         news: BatchNews,
     },
+    /// Something about the whole batch the user should hear once (fields of the rows that
+    /// evootter does not know).
+    Note {
+        text: String,
+    },
     Finished {
         record: Box<InstanceRecord>,
         done: usize,
@@ -92,9 +97,17 @@ pub enum BatchError {
     },
 }
 
-fn write_record(dir: &Path, r: &InstanceRecord) {
+/// `instance.json`: the record, and under `row` the fields of the instance's row evootter
+/// keeps without using (`created_at`, `PASS_TO_PASS`, ..., and any it does not know).
+fn write_record(dir: &Path, r: &InstanceRecord, row: Option<&BTreeMap<String, serde_json::Value>>) {
     let _ = std::fs::create_dir_all(dir);
-    if let Ok(j) = serde_json::to_vec_pretty(r) {
+    let Ok(mut v) = serde_json::to_value(r) else {
+        return;
+    };
+    if let Some(fields) = row.filter(|f| !f.is_empty()) {
+        v["row"] = serde_json::json!(fields);
+    }
+    if let Ok(j) = serde_json::to_vec_pretty(&v) {
         let _ = std::fs::write(dir.join("instance.json"), j);
     }
 }
@@ -115,6 +128,25 @@ pub async fn run(
         path: b.out.clone(),
         source,
     })?;
+    let unknown = instances::unknown_fields(rows.iter().filter_map(|r| r.as_ref().ok()));
+    let notes: Vec<String> = (!unknown.is_empty())
+        .then(|| {
+            let each: Vec<String> = unknown
+                .iter()
+                .map(|(k, n)| format!("{k} ({n} row{})", if *n == 1 { "" } else { "s" }))
+                .collect();
+            format!(
+                "the rows carry fields evootter does not know: {}; each is kept under `row` in \
+                 its instance.json, and none reaches the model (a field evootter reads may be \
+                 misspelled there)",
+                each.join(", ")
+            )
+        })
+        .into_iter()
+        .collect();
+    for text in &notes {
+        let _ = progress.send(Progress::Note { text: text.clone() });
+    }
     let total = rows.len();
     // Every instance named up front, so that a screen on the directory shows the queued ones.
     batch_dir::write_manifest(
@@ -137,6 +169,7 @@ pub async fn run(
             budget_usd_total: b.budget_usd_total,
             budget_usd_per_instance: b.template.budget_usd,
             preset: workbench::resolve::preset_use(&b.template),
+            notes,
         },
     );
     let total_budget = b.budget_usd_total.map(|limit| {
@@ -174,6 +207,7 @@ pub async fn run(
             });
             let t0 = Instant::now();
             let dir = b.out.join(&id);
+            let fields = row.as_ref().ok().map(|r| r.fields.clone());
             let mut record = match row {
                 // Spent: nothing starts (a later bench with a larger budget does).
                 Ok(_) if total_budget.as_ref().is_some_and(Budget::exhausted) => InstanceRecord {
@@ -205,7 +239,7 @@ pub async fn run(
             if record.seconds == 0.0 && !matches!(record.status, Status::Done) {
                 record.seconds = t0.elapsed().as_secs_f64();
             }
-            write_record(&dir, &record);
+            write_record(&dir, &record, fields.as_ref());
             (i, record)
         });
     }
@@ -358,7 +392,15 @@ async fn run_one(
     {
         return error(format!("cannot write {}: {e}", work.display()));
     }
-    let req = request_for(b, index, row, dir, &work);
+    if let Some(tests) = &row.initial_tests
+        && let Err(e) = write_candidates(&work.join("candidates"), tests)
+    {
+        return error(e);
+    }
+    let req = match request_for(b, index, row, dir, &work) {
+        Ok(r) => r,
+        Err(e) => return error(e),
+    };
     if b.validate {
         match validate(&req, row, &work).await {
             Ok(None) => {}
@@ -454,7 +496,13 @@ async fn run_one(
 
 /// The run options of one row: the batch's, with the row's repository, issue, golden patch
 /// and own settings, its Docker image, and the batch's Docker hosts in this row's order.
-fn request_for(b: &Batch, index: usize, row: &Row, dir: &Path, work: &Path) -> RunOptions {
+fn request_for(
+    b: &Batch,
+    index: usize,
+    row: &Row,
+    dir: &Path,
+    work: &Path,
+) -> Result<RunOptions, String> {
     let id = &row.instance_id;
     let mut req = b.template.clone();
     req.repo = Some(work.join("repo"));
@@ -488,7 +536,41 @@ fn request_for(b: &Batch, index: usize, row: &Row, dir: &Path, work: &Path) -> R
     if let Some(td) = &row.test_dir {
         req.test_dir = Some(td.clone());
     }
-    req
+    // The row's own candidates and focal functions, as --initial-tests and --focal give them.
+    if row.initial_tests.is_some() {
+        req.initial_tests = Some(work.join("candidates"));
+    }
+    for f in &row.focal {
+        let focal = f
+            .parse()
+            .map_err(|e| format!("the row's focal function `{f}`: {e}"))?;
+        req.focal.push(focal);
+    }
+    Ok(req)
+}
+
+/// A row's initial candidates as the files of `dir` (made afresh: a resumed batch writes the
+/// same), each a plain `*.py` name.
+fn write_candidates(dir: &Path, tests: &BTreeMap<String, String>) -> Result<(), String> {
+    if tests.is_empty() {
+        return Err("the row's initial_tests is empty; give file name -> test source".into());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    for (name, source) in tests {
+        let plain = Path::new(name)
+            .file_name()
+            .is_some_and(|f| f == name.as_str());
+        if !plain || !name.ends_with(".py") || name.starts_with('.') {
+            return Err(format!(
+                "the row's initial_tests names `{name}`: give plain file names such as \
+                 test_issue.py"
+            ));
+        }
+        std::fs::write(dir.join(name), source)
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))?;
+    }
+    Ok(())
 }
 
 /// The final test's coverage runs, as TDD-Bench-Verified makes them: on the code before the
@@ -693,5 +775,77 @@ mod tests {
         // The run went on after it: the session is newer, and is summed.
         at(&session, 2_000);
         assert!((spent_in(d.path()) - 0.03).abs() < 1e-9);
+    }
+
+    fn batch(template: RunOptions) -> Batch {
+        Batch {
+            rows: "/rows.jsonl".into(),
+            repos: "/repos".into(),
+            out: "/out".into(),
+            parallel: 1,
+            validate: false,
+            template,
+            model_name: "evootter".into(),
+            budget_usd_total: None,
+            llm_batch: None,
+        }
+    }
+
+    fn row(extra: serde_json::Value) -> Row {
+        let mut v = serde_json::json!({
+            "instance_id": "pallets__click-2271", "repo": "pallets/click",
+            "base_commit": "abc", "problem_statement": "x", "patch": "p"
+        });
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// A row's image, candidates and focal functions reach its run as the flags would.
+    #[test]
+    fn a_row_s_image_candidates_and_focal_functions_make_its_request() {
+        let docker = RunOptions {
+            backend: crate::engine::Backend::Docker,
+            image: Some("sweb.eval.x86_64.{id}".into()),
+            ..Default::default()
+        };
+        let work = Path::new("/out/.work/pallets__click-2271");
+        let dir = Path::new("/out/pallets__click-2271");
+        let plain = request_for(
+            &batch(docker.clone()),
+            0,
+            &row(serde_json::json!({})),
+            dir,
+            work,
+        )
+        .unwrap();
+        assert_eq!(
+            plain.image.as_deref(),
+            Some("sweb.eval.x86_64.pallets_1776_click-2271")
+        );
+        assert!(plain.initial_tests.is_none() && plain.focal.is_empty());
+        let r = row(serde_json::json!({
+            "docker_image": "swerebench/sweb.eval.x86_64.pallets_1776_click-2271",
+            "initial_tests": {"test_issue.py": "def test_x():\n    assert False\n"},
+            "focal": ["src/click/core.py::Context.invoke"],
+        }));
+        let req = request_for(&batch(docker.clone()), 0, &r, dir, work).unwrap();
+        assert_eq!(
+            req.image.as_deref(),
+            Some("swerebench/sweb.eval.x86_64.pallets_1776_click-2271")
+        );
+        assert_eq!(req.initial_tests, Some(work.join("candidates")));
+        assert_eq!(req.focal.len(), 1);
+        let bad = row(serde_json::json!({"focal": ["no_colons_here"]}));
+        let e = request_for(&batch(docker), 0, &bad, dir, work).unwrap_err();
+        assert!(e.contains("`no_colons_here`"), "{e}");
+        // The candidates are written as plain files; a path is refused.
+        let d = tempfile::tempdir().unwrap();
+        let tests = |name: &str| BTreeMap::from([(name.to_string(), "x = 1\n".to_string())]);
+        write_candidates(&d.path().join("c"), &tests("test_a.py")).unwrap();
+        assert!(d.path().join("c/test_a.py").is_file());
+        let e = write_candidates(&d.path().join("c"), &tests("../evil.py")).unwrap_err();
+        assert!(e.contains("plain file names"), "{e}");
     }
 }

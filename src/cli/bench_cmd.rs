@@ -232,6 +232,7 @@ fn say(p: Progress) {
     match p {
         Progress::Started { instance } => eprintln!("   started {instance}"),
         Progress::LlmBatch { news } => eprintln!("   {news}"),
+        Progress::Note { text } => eprintln!("note: {text}"),
         Progress::Finished {
             record,
             done,
