@@ -342,3 +342,62 @@ fn the_paper_preset_runs_the_published_method_and_says_what_it_set() {
     assert!(plain.status.success(), "{}", text(&plain));
     assert!(read_json(&tiny.out("plain").join("report.json"))["preset"].is_null());
 }
+
+/// `--mutant-kinds` keeps the pool to the kinds named (the paper's Table IX runs each category
+/// alone); report.json counts the pool, executions and kills per category, and a name that is
+/// no kind is refused with the names there are.
+#[test]
+fn a_run_of_some_mutant_kinds_samples_only_them_and_counts_by_category() {
+    let tiny = candidates();
+    let o = tiny.run(
+        "kinds",
+        &[
+            "--mutants",
+            "6",
+            "--mutant-kinds",
+            "return_value,force-failure",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let report = read_json(&tiny.out("kinds").join("report.json"));
+    let kinds: Vec<&str> = report["mutant_kinds"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert!(!kinds.is_empty(), "{report}");
+    assert!(
+        kinds
+            .iter()
+            .all(|k| ["return_value", "force_failure"].contains(k)),
+        "{kinds:?}"
+    );
+    let cats = report["mutant_categories"].as_object().unwrap();
+    assert!(
+        cats.keys()
+            .all(|c| c == "return_value" || c == "force_failure"),
+        "{cats:?}"
+    );
+    let pool: u64 = cats.values().map(|c| c["pool"].as_u64().unwrap()).sum();
+    assert_eq!(pool, report["mutants_total"].as_u64().unwrap());
+    let executions: u64 = cats
+        .values()
+        .map(|c| c["executions"].as_u64().unwrap())
+        .sum();
+    assert!(executions > 0, "{cats:?}");
+    let shown = stdout(&bin().arg("show").arg(tiny.out("kinds")).output().unwrap());
+    assert!(
+        shown.contains("mutant kinds: only return_value, force_failure"),
+        "{shown}"
+    );
+
+    let bad = tiny.run("bad", &["--mutant-kinds", "operator"]);
+    assert!(!bad.status.success());
+    let err = text(&bad);
+    assert!(
+        err.contains("unknown mutant kind `operator`") && err.contains("operators"),
+        "{err}"
+    );
+    assert!(!tiny.out("bad").exists());
+}

@@ -383,7 +383,42 @@ pub fn compare(a: &Summary, b: &Summary) -> String {
         cost(a.cost_usd),
         cost(b.cost_usd)
     ));
+    // The paper's significance test, on the instances both batches ran.
+    let both: Vec<(bool, bool)> = ma
+        .iter()
+        .filter_map(|(id, la)| mb.get(id).map(|lb| (la.tdd, lb.tdd)))
+        .collect();
+    let only_a = both.iter().filter(|(x, y)| *x && !*y).count();
+    let only_b = both.iter().filter(|(x, y)| !*x && *y).count();
+    out.push_str(&format!(
+        "McNemar's exact test on F2P over the {} instances both ran: F2P in A only {only_a}, in B \
+         only {only_b}, p = {:.4} (two-sided)\n",
+        both.len(),
+        mcnemar_exact(only_a, only_b)
+    ));
     out
+}
+
+/// McNemar's exact test (two-sided) on paired outcomes, as the paper reports significance:
+/// of the `b + c` discordant pairs (`b` where only A succeeded, `c` where only B did), the
+/// chance of a split at least as uneven as this one if either side were as likely, i.e. twice
+/// the binomial(b + c, 1/2) tail at min(b, c), at most 1. Summed in logarithms, so that a
+/// thousand discordant pairs do not underflow.
+pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
+    let n = b + c;
+    if n == 0 {
+        return 1.0;
+    }
+    let half = -(n as f64) * std::f64::consts::LN_2;
+    let mut ln_choose = 0.0;
+    let mut tail = 0.0;
+    for k in 0..=b.min(c) {
+        if k > 0 {
+            ln_choose += ((n - k + 1) as f64).ln() - (k as f64).ln();
+        }
+        tail += (ln_choose + half).exp();
+    }
+    (2.0 * tail).min(1.0)
 }
 
 #[cfg(test)]
@@ -428,6 +463,24 @@ mod tests {
         );
         let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
         assert!(json.contains(r#""status":"environment_error""#), "{json}");
+    }
+
+    /// McNemar's exact p-values, against values computed by hand (2 * sum of C(n, k) / 2^n).
+    #[test]
+    fn mcnemar_matches_the_hand_computed_values() {
+        // n = 7, min 1: 2 * (1 + 7) / 128.
+        assert!((mcnemar_exact(1, 6) - 0.125).abs() < 1e-12);
+        assert!((mcnemar_exact(6, 1) - 0.125).abs() < 1e-12);
+        // n = 10, min 0: 2 / 1024.
+        assert!((mcnemar_exact(0, 10) - 0.001953125).abs() < 1e-12);
+        // n = 12, min 2: 2 * (1 + 12 + 66) / 4096.
+        assert!((mcnemar_exact(2, 10) - 158.0 / 4096.0).abs() < 1e-12);
+        // An even split, or nothing discordant: no evidence either way.
+        assert_eq!(mcnemar_exact(3, 3), 1.0);
+        assert_eq!(mcnemar_exact(0, 0), 1.0);
+        // Large counts stay finite and tiny.
+        let p = mcnemar_exact(100, 400);
+        assert!(p > 0.0 && p < 1e-30, "{p}");
     }
 
     /// A batch made with a preset says so first, as its runs' reports record it.

@@ -49,6 +49,9 @@ pub struct MutantsArgs {
     /// `run --mutant-scope`).
     #[arg(long, default_value = "widened", value_name = "widened|focal")]
     mutant_scope: MutantScope,
+    /// Only mutants of these kinds (as `run --mutant-kinds`).
+    #[arg(long, value_name = "LIST")]
+    mutant_kinds: Option<mutate::KindList>,
 }
 
 pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
@@ -104,6 +107,7 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         python: python.as_deref(),
         check_equivalence: !a.keep_equivalent_mutants,
         scope: a.mutant_scope,
+        kinds: a.mutant_kinds.as_ref().map(|k| &k.0[..]),
     })
     .with_context(|| format!("making mutants in {}", repo.display()))?;
     if a.json {

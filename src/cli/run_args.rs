@@ -263,6 +263,11 @@ pub struct RunArgs {
     /// only, as the paper). Default: widened (focal with --preset paper).
     #[arg(long, value_name = "widened|focal")]
     pub mutant_scope: Option<evootter::engine::MutantScope>,
+    /// Only mutants of these kinds, comma-separated: the paper's categories (operators,
+    /// constant_replacement, return_value, assignment, force_failure; Table IX runs each
+    /// alone) or single kinds (binary_arithmetic, unary_logical, ...). Default: every kind.
+    #[arg(long, value_name = "LIST")]
+    pub mutant_kinds: Option<evootter::mutate::KindList>,
 }
 
 impl From<RunArgs> for RunOptions {
@@ -322,6 +327,7 @@ impl From<RunArgs> for RunOptions {
             kills: a.kills.unwrap_or(d.kills),
             issue_focus: !a.no_issue_focus,
             budget_usd: a.budget_usd,
+            mutant_kinds: a.mutant_kinds.map(|k| k.0),
             preset: a.preset,
         }
     }

@@ -256,6 +256,9 @@ pub struct RunConfig {
     /// spending past this many dollars; `run --resume --budget-usd Y` replaces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_usd: Option<f64>,
+    /// Only mutants of these kinds (`--mutant-kinds`, the paper's Table IX); `None`: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutant_kinds: Option<Vec<crate::mutate::MutantKind>>,
     /// The preset the run was made with (`--preset`), and what it set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<PresetUse>,
@@ -307,6 +310,7 @@ impl Default for RunConfig {
             kills: KillScope::FailingCases,
             issue_focus: true,
             budget_usd: None,
+            mutant_kinds: None,
             preset: None,
         }
     }

@@ -280,6 +280,7 @@ impl Engine {
             python: python.as_deref(),
             check_equivalence: !cfg.keep_equivalent_mutants,
             scope: cfg.mutant_scope,
+            kinds: cfg.mutant_kinds.as_deref(),
         })?;
         if let Some(tce) = &pool.tce
             && (tce.skipped.is_some() || !tce.dropped.is_empty())

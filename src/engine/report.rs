@@ -50,6 +50,10 @@ pub fn report(doc: &SessionDoc) -> Value {
         "mutants_total": pool.map_or(0, |p| p.mutants.len()),
         "mutants_requested": doc.config.mutants,
         "mutant_kinds": pool.map(|p| &p.kinds),
+        // Per the paper's categories (Table IX): mutants in the pool, executions on them,
+        // and kills of them over the generations.
+        "mutant_categories": categories(doc),
+        "mutant_kinds_only": doc.config.mutant_kinds,
         "mutant_reach": doc.config.reach.to_string(),
         "settle_ties": doc.config.settle_ties,
         "witnesses": doc.config.witnesses,
@@ -287,6 +291,48 @@ fn test(doc: &SessionDoc, c: &Candidate) -> Value {
         }
     }
     v
+}
+
+/// The pool, the executions and the kills of each mutant category (`operators`,
+/// `constant_replacement`, ...).
+fn categories(doc: &SessionDoc) -> BTreeMap<&'static str, Value> {
+    let Some(pool) = &doc.pool else {
+        return BTreeMap::new();
+    };
+    let of: BTreeMap<&str, &'static str> = pool
+        .mutants
+        .iter()
+        .map(|m| (m.id.as_str(), m.kind.category()))
+        .collect();
+    let mut counts: BTreeMap<&'static str, [usize; 3]> = BTreeMap::new();
+    for c in of.values() {
+        counts.entry(c).or_default()[0] += 1;
+    }
+    for e in doc.executions.values() {
+        if let Target::Mutant(id) = &e.target
+            && let Some(c) = of.get(id.as_str())
+        {
+            counts.entry(c).or_default()[1] += 1;
+        }
+    }
+    for g in &doc.generations {
+        for s in g.scores.values() {
+            for id in &s.kills {
+                if let Some(c) = of.get(id.as_str()) {
+                    counts.entry(c).or_default()[2] += 1;
+                }
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(c, [pool, executions, kills])| {
+            (
+                c,
+                json!({"pool": pool, "executions": executions, "kills": kills}),
+            )
+        })
+        .collect()
 }
 
 fn round2(x: f64) -> f64 {

@@ -55,6 +55,10 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
     if let Some(p) = &doc.config.preset {
         w!(out, "preset {p}");
     }
+    if let Some(kinds) = &doc.config.mutant_kinds {
+        let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        w!(out, "mutant kinds: only {}", names.join(", "));
+    }
     w!(out, "{}", doc.config.fitness_words());
     if let Some(pool) = &doc.pool {
         w!(

@@ -6,7 +6,7 @@
 use super::equivalence::drop_trivially_equivalent;
 use super::generate::{MutateError, generate};
 use super::scope::neighbours;
-use super::types::{Mutant, MutantPool, MutantScope, Operators, Tce};
+use super::types::{Mutant, MutantKind, MutantPool, MutantScope, Operators, Tce};
 use crate::python::FocalFunction;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -30,6 +30,8 @@ pub struct PoolSpec<'a> {
     pub python: Option<&'a Path>,
     pub check_equivalence: bool,
     pub scope: MutantScope,
+    /// Only these kinds (`--mutant-kinds`); `None`: every kind.
+    pub kinds: Option<&'a [MutantKind]>,
 }
 
 pub fn make_pool(s: PoolSpec<'_>) -> Result<MutantPool, MutateError> {
@@ -43,12 +45,17 @@ pub fn make_pool(s: PoolSpec<'_>) -> Result<MutantPool, MutateError> {
         s.seed,
         s.operators,
     )?;
+    // Restricted after generation, so that an unrestricted pool's draws stay as they were
+    // and a restricted one is the same pool's mutants of those kinds.
+    let allowed = |m: &Mutant| s.kinds.is_none_or(|k| k.contains(&m.kind));
+    pool.mutants.retain(allowed);
     keep_distinct(&s, &mut pool.mutants, &mut pool.tce);
     if !s.whole {
         pool.mutants.truncate(s.mutants);
     }
     if s.scope == MutantScope::Widened && pool.mutants.len() < s.mutants {
         widen(&s, &mut pool)?;
+        pool.mutants.retain(allowed);
     }
     pool.requested = s.mutants;
     pool.exhausted = pool.mutants.len() < s.mutants;

@@ -49,6 +49,61 @@ impl MutantKind {
     }
 }
 
+impl MutantKind {
+    /// The paper's category of the kind (Sec. V-C, Table IX): the five operator kinds are one,
+    /// `operators`; each other kind is its own.
+    pub fn category(self) -> &'static str {
+        match self {
+            MutantKind::BinaryArithmetic
+            | MutantKind::UnaryArithmetic
+            | MutantKind::BinaryRelational
+            | MutantKind::BinaryLogical
+            | MutantKind::UnaryLogical => "operators",
+            other => other.as_str(),
+        }
+    }
+
+    /// The kinds a comma-separated list names: categories (`operators`, `constant_replacement`,
+    /// `return_value`, `assignment`, `force_failure`) or single kinds, `-` or `_` alike;
+    /// sorted, each once.
+    pub fn parse_list(list: &str) -> Result<Vec<MutantKind>, String> {
+        let mut out = vec![];
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let name = name.replace('-', "_");
+            let kinds: Vec<MutantKind> = MutantKind::ALL
+                .into_iter()
+                .filter(|k| k.as_str() == name || k.category() == name)
+                .collect();
+            if kinds.is_empty() {
+                let mut names = vec!["operators"];
+                names.extend(MutantKind::ALL.iter().map(|k| k.as_str()));
+                return Err(format!(
+                    "unknown mutant kind `{name}`; name categories or kinds, comma-separated: {}",
+                    names.join(", ")
+                ));
+            }
+            out.extend(kinds);
+        }
+        if out.is_empty() {
+            return Err("no mutant kind named; e.g. --mutant-kinds operators,force_failure".into());
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}
+
+/// A list of kinds as `--mutant-kinds` takes it ([`MutantKind::parse_list`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindList(pub Vec<MutantKind>);
+
+impl std::str::FromStr for KindList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        MutantKind::parse_list(s).map(KindList)
+    }
+}
+
 impl fmt::Display for MutantKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -254,6 +309,38 @@ pub struct Dropped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_are_named_by_category_or_one_by_one() {
+        use MutantKind::*;
+        assert_eq!(
+            MutantKind::parse_list("operators").unwrap(),
+            [
+                BinaryArithmetic,
+                UnaryArithmetic,
+                BinaryRelational,
+                BinaryLogical,
+                UnaryLogical
+            ]
+        );
+        assert_eq!(
+            MutantKind::parse_list("force-failure, return_value,force_failure").unwrap(),
+            [ReturnValue, ForceFailure]
+        );
+        assert_eq!(
+            MutantKind::parse_list("binary_logical").unwrap(),
+            [BinaryLogical]
+        );
+        let e = MutantKind::parse_list("operator").unwrap_err();
+        assert!(
+            e.contains("`operator`") && e.contains("force_failure"),
+            "{e}"
+        );
+        assert!(MutantKind::parse_list(" , ").is_err());
+        let categories: std::collections::BTreeSet<&str> =
+            MutantKind::ALL.iter().map(|k| k.category()).collect();
+        assert_eq!(categories.len(), 5, "the paper's five categories");
+    }
 
     /// The pool's words name the replacements it was made with (a Table I pool said "every
     /// alternative" once).

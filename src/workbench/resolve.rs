@@ -181,6 +181,7 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         kills: a.kills,
         issue_focus: a.issue_focus,
         budget_usd: a.budget_usd.map(check_budget).transpose()?,
+        mutant_kinds: a.mutant_kinds.clone(),
         preset: method.preset,
         // The machine's part, filled by the probe.
         jobs: base.jobs,
