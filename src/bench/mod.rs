@@ -37,6 +37,9 @@ pub struct Batch {
     /// Check each instance first (the developer's test fails before the fix, passes after);
     /// unsound ones are marked and not counted.
     pub validate: bool,
+    /// Give the model the row's `hints_text` (the issue's comments before the fix) after the
+    /// issue, as SWE-bench's harness may; off by default, as the paper runs.
+    pub hints: bool,
     /// The run options every instance gets (its repo, issue, patch and out are the batch's).
     pub template: RunOptions,
     /// Name in the predictions file.
@@ -387,7 +390,7 @@ async fn run_one(
     }
     let issue = work.join("issue.md");
     let golden = work.join("golden.patch");
-    if let Err(e) = std::fs::write(&issue, &row.problem_statement)
+    if let Err(e) = std::fs::write(&issue, issue_text(row, b.hints))
         .and_then(|_| std::fs::write(&golden, &row.patch))
     {
         return error(format!("cannot write {}: {e}", work.display()));
@@ -547,6 +550,23 @@ fn request_for(
         req.focal.push(focal);
     }
     Ok(req)
+}
+
+/// The issue the run reads: the row's problem statement, and with `hints` its `hints_text`
+/// after it (when the row has one).
+fn issue_text(row: &Row, hints: bool) -> String {
+    let hint = row
+        .fields
+        .get("hints_text")
+        .and_then(|h| h.as_str())
+        .map(str::trim);
+    match hint {
+        Some(h) if hints && !h.is_empty() => format!(
+            "{}\n\nHints (the issue's discussion before the fix):\n\n{h}\n",
+            row.problem_statement.trim_end()
+        ),
+        _ => row.problem_statement.clone(),
+    }
 }
 
 /// A row's initial candidates as the files of `dir` (made afresh: a resumed batch writes the
@@ -784,6 +804,7 @@ mod tests {
             out: "/out".into(),
             parallel: 1,
             validate: false,
+            hints: false,
             template,
             model_name: "evootter".into(),
             budget_usd_total: None,
@@ -847,5 +868,12 @@ mod tests {
         assert!(d.path().join("c/test_a.py").is_file());
         let e = write_candidates(&d.path().join("c"), &tests("../evil.py")).unwrap_err();
         assert!(e.contains("plain file names"), "{e}");
+        // The hints reach the issue only when asked for.
+        let r = row(serde_json::json!({"hints_text": "Maybe the cache?"}));
+        assert_eq!(issue_text(&r, false), "x");
+        assert!(
+            issue_text(&r, true).ends_with("discussion before the fix):\n\nMaybe the cache?\n")
+        );
+        assert_eq!(issue_text(&row(serde_json::json!({})), true), "x");
     }
 }

@@ -25,6 +25,10 @@ pub struct BenchArgs {
     /// after); unsound instances are marked and not counted.
     #[arg(long)]
     validate: bool,
+    /// Give the model each row's hints_text (the issue's discussion before the fix) after the
+    /// issue. Off by default, as the paper runs.
+    #[arg(long)]
+    hints: bool,
     /// Print the summary of a batch directory again.
     #[arg(long, value_name = "DIR")]
     summary: Option<PathBuf>,
@@ -215,6 +219,7 @@ fn batch_of(a: &BenchArgs) -> anyhow::Result<Batch> {
         out: out.clone(),
         parallel: a.parallel,
         validate: a.validate,
+        hints: a.hints,
         template: request.clone(),
         model_name,
         budget_usd_total: a.budget_usd_total,
