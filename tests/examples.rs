@@ -396,3 +396,35 @@ fn no_shipped_file_holds_anything_like_a_key() {
     assert!(checked > 20, "only {checked} files checked");
     assert!(pattern.is_match("ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrst"));
 }
+
+/// The paper's LLM selector as a method: after BaseBRT writes the candidates, one call picks
+/// one of them from their sources and c_old logs; no mutant is made or run.
+#[test]
+fn llm_select_picks_one_candidate_in_one_call_and_runs_no_mutant() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(root())
+        .args([
+            "run",
+            "--instance",
+            "examples/envconf_errors",
+            "--start",
+            "basebrt",
+        ])
+        .args(["--method", "llm-select", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let r = read_json(&out_dir.path().join("report.json"));
+    assert_eq!(r["method"], "llm-select");
+    assert_eq!(r["llm_calls"]["by_step"]["select"], 1, "{}", r["llm_calls"]);
+    assert!(r["llm_calls"]["by_step"]["crossover"].is_null());
+    assert_eq!(r["mutants_total"], 0);
+    let gens = r["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 1);
+    assert_eq!(gens[0]["mutants"].as_array().unwrap().len(), 0);
+    assert_eq!(gens[0]["selected_by"], "llm");
+    assert_eq!(gens[0]["selected"].as_array().unwrap().len(), 1);
+    assert!(r["final_test"].is_string());
+}

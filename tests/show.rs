@@ -401,3 +401,60 @@ fn a_run_of_some_mutant_kinds_samples_only_them_and_counts_by_category() {
     );
     assert!(!tiny.out("bad").exists());
 }
+
+/// The paper's other systems on the same engine: the Otter rules pick one candidate from their
+/// c_old runs, BaseBRT keeps its one test; neither makes or runs a mutant, and `show` says
+/// which ran. What would contradict a method is refused before anything is written.
+#[test]
+fn rule_select_and_basebrt_run_no_mutant_and_say_so() {
+    let tiny = candidates();
+    let o = tiny.run("rules", &["--method", "rule-select"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&tiny.out("rules").join("report.json"));
+    assert_eq!(r["method"], "rule-select");
+    assert_eq!(r["mutants_total"], 0);
+    let g = &r["generations"][0];
+    assert_eq!(g["selected_by"], "otter");
+    assert_eq!(g["selected"].as_array().unwrap().len(), 1);
+    // Each of the 4 candidates on c_old, twice (the flaky check): nothing else.
+    assert_eq!(r["executions_total"], 8);
+    // The Otter rules: assertion failures first (t2, t3 and t4's bare `assert False`), the
+    // shortest of them. The rules cannot tell a test that reproduces the issue from one that
+    // fails on anything, which is why the paper measures kills.
+    assert_eq!(r["final_test_id"], "t4");
+    let shown = stdout(&bin().arg("show").arg(tiny.out("rules")).output().unwrap());
+    assert!(
+        shown.contains("method rule-select: the Otter rules pick one candidate, no mutant"),
+        "{shown}"
+    );
+    assert!(!shown.contains("mutant pool"), "{shown}");
+
+    let o = tiny.run("base", &["--method", "basebrt"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&tiny.out("base").join("report.json"));
+    assert_eq!(r["method"], "basebrt");
+    assert_eq!(r["generations"].as_array().unwrap().len(), 0);
+    assert_eq!(r["final_test_id"], "t1");
+    assert_eq!(r["executions_total"], 0);
+
+    for (args, says) in [
+        (
+            &["--method", "basebrt", "--tests", "3"][..],
+            "drop --tests 3",
+        ),
+        (
+            &["--method", "rule-select", "--selection", "random"][..],
+            "drop --selection random",
+        ),
+        (
+            &["--method", "rule-select", "--crossover", "llm"][..],
+            "makes no offspring",
+        ),
+        (&["--method", "mutation"][..], "unknown method `mutation`"),
+    ] {
+        let o = tiny.run("refused", args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+        assert!(!tiny.out("refused").exists());
+    }
+}

@@ -66,6 +66,12 @@ pub struct RunArgs {
     /// otter: under brt and brt-kills a test passing on c_old goes last whatever the draw or
     /// the rules say; under paper it takes its place like any other.
     /// Default: brt (paper with --preset paper).
+    /// Which of the paper's systems runs: evootter (evolution by mutant kills) | basebrt (one
+    /// test from the issue, nothing selected) | rule-select (the Otter rules pick one of the
+    /// candidates by their c_old runs) | llm-select (one model call picks one; needs --llm).
+    /// The others run no mutant. Default: evootter.
+    #[arg(long, value_name = "evootter|basebrt|rule-select|llm-select")]
+    pub method: Option<evootter::engine::Method>,
     /// The method in one word: paper (EvoOtter as published: --fitness paper --sampling all
     /// --mutant-scope focal --operators table-i --no-settle-ties --no-witnesses
     /// --no-rescue-tiebreak --no-flaky-check --keep-equivalent-mutants). An option given
@@ -328,6 +334,7 @@ impl From<RunArgs> for RunOptions {
             issue_focus: !a.no_issue_focus,
             budget_usd: a.budget_usd,
             mutant_kinds: a.mutant_kinds.map(|k| k.0),
+            method: a.method,
             preset: a.preset,
         }
     }

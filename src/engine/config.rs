@@ -259,6 +259,9 @@ pub struct RunConfig {
     /// Only mutants of these kinds (`--mutant-kinds`, the paper's Table IX); `None`: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutant_kinds: Option<Vec<crate::mutate::MutantKind>>,
+    /// Which of the paper's systems the run is (`--method`).
+    #[serde(default, skip_serializing_if = "is_evootter")]
+    pub method: Method,
     /// The preset the run was made with (`--preset`), and what it set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<PresetUse>,
@@ -311,9 +314,54 @@ impl Default for RunConfig {
             issue_focus: true,
             budget_usd: None,
             mutant_kinds: None,
+            method: Method::Evootter,
             preset: None,
         }
     }
+}
+
+/// Which of the paper's systems a run is (`--method`), each on the same engine, session and
+/// screens. Only EvoOtter runs mutants; the others make no pool and run what they need.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Evolution with mutation-based fitness, successive halving and crossover.
+    #[default]
+    Evootter,
+    /// BaseBRT alone: one test written from the original issue, nothing selected.
+    Basebrt,
+    /// The Otter rules pick one of the candidates from their runs on `c_old`.
+    RuleSelect,
+    /// One model call picks one of the candidates, from their sources and `c_old` logs.
+    LlmSelect,
+}
+
+cli_enum!(Method, "method", [
+    "evootter" => Method::Evootter,
+    "basebrt" => Method::Basebrt,
+    "rule-select" => Method::RuleSelect,
+    "llm-select" => Method::LlmSelect,
+]);
+
+impl Method {
+    /// Whether the method makes and runs mutants.
+    pub fn mutates(self) -> bool {
+        self == Method::Evootter
+    }
+
+    /// What the method is, in a few words (`show`, the Timeline).
+    pub fn words(self) -> &'static str {
+        match self {
+            Method::Evootter => "evolution by mutant kills, halving and crossover",
+            Method::Basebrt => "one test from the issue, nothing selected, no mutant",
+            Method::RuleSelect => "the Otter rules pick one candidate, no mutant",
+            Method::LlmSelect => "one model call picks one candidate, no mutant",
+        }
+    }
+}
+
+fn is_evootter(m: &Method) -> bool {
+    *m == Method::Evootter
 }
 
 /// A method in one word (`--preset`): a set of options. Each option given explicitly still

@@ -268,6 +268,14 @@ impl Engine {
     // ---- Mutate -------------------------------------------------------------------------
 
     fn step_mutate(&mut self) -> Result<(), EngineError> {
+        // The other systems of the paper select from the candidates as they run on c_old: no
+        // pool, and so no mutant executed.
+        if !self.doc.config.method.mutates() {
+            self.doc.pool = Some(mutate::MutantPool::default());
+            let tests = self.doc.initial_population.clone();
+            self.start_generation(0, tests);
+            return Ok(());
+        }
         let cfg = &self.doc.config;
         let python = self.compiler();
         let pool = mutate::make_pool(mutate::PoolSpec {
@@ -1166,7 +1174,12 @@ impl Engine {
         let facts = TestFacts::of_generation(&self.doc, &gen_);
         let cfg = &self.doc.config;
         let params = SelectionParams::of(cfg, g);
-        let keep = survivors(facts.len());
+        // A selector picks the one test at once; EvoOtter keeps the better half.
+        let keep = if cfg.method.mutates() {
+            survivors(facts.len())
+        } else {
+            1
+        };
         let mut s = selection::select(&facts, keep, params);
         if cfg.selection == SelectionStrategy::Llm {
             let (chosen, by_model) = self.llm_choose(&gen_.tests, keep, &s.ranking).await?;

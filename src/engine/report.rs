@@ -100,6 +100,8 @@ pub fn report(doc: &SessionDoc) -> Value {
         "selection": doc.config.selection,
         // As `--fitness` names it.
         "fitness": doc.config.fitness.to_string(),
+        // Which of the paper's systems ran.
+        "method": doc.config.method,
         // The preset the run was made with and the flags it set (the rest were given).
         "preset": doc.config.preset,
         "rescue_tiebreak": doc.config.rescue_tiebreak,

@@ -52,6 +52,14 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         doc.inputs.repo.display(),
         doc.phase
     );
+    if !doc.config.method.mutates() {
+        w!(
+            out,
+            "method {}: {}",
+            doc.config.method,
+            doc.config.method.words()
+        );
+    }
     if let Some(p) = &doc.config.preset {
         w!(out, "preset {p}");
     }
@@ -60,7 +68,7 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         w!(out, "mutant kinds: only {}", names.join(", "));
     }
     w!(out, "{}", doc.config.fitness_words());
-    if let Some(pool) = &doc.pool {
+    if let Some(pool) = doc.pool.as_ref().filter(|_| doc.config.method.mutates()) {
         w!(
             out,
             "mutant {}",

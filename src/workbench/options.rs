@@ -178,6 +178,8 @@ pub struct RunOptions {
     /// dollars (estimated from the prompt and the step's longest reply so far). On resume,
     /// a new limit replaces the recorded one.
     pub budget_usd: Option<f64>,
+    /// Which of the paper's systems (`--method`); `None`: EvoOtter.
+    pub method: Option<crate::engine::Method>,
     /// Only mutants of these kinds (`--mutant-kinds`); `None`: every kind.
     pub mutant_kinds: Option<Vec<crate::mutate::MutantKind>>,
     /// A method in one word (`--preset paper`): sets the options not given here.
@@ -242,6 +244,7 @@ impl Default for RunOptions {
             issue_focus: base.issue_focus,
             budget_usd: None,
             mutant_kinds: None,
+            method: None,
             preset: None,
         }
     }

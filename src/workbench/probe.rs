@@ -92,7 +92,7 @@ pub fn probe(r: &Resolved) -> Result<Probed, RequestError> {
     // A population that is not what --tests asked for, or a few of many files, is said.
     let population_note = match &r.initial_tests {
         Some(dir) => population_note(cfg.tests, setup::candidate_files(dir)?.len(), &candidates),
-        None if cfg.tests == 1 => Some(
+        None if cfg.tests == 1 && cfg.method == crate::engine::Method::Evootter => Some(
             "--tests 1: the model writes one test; with one test there is nothing to select, \
              so it is the final test"
                 .to_owned(),

@@ -26,8 +26,8 @@ use super::docker_options::docker_settings;
 use super::error::RequestError;
 use super::options::RunOptions;
 use crate::engine::{
-    Backend, CrossoverStrategy, DockerSettings, FitnessRule, MutantReach, MutantScope, Operators,
-    Preset, PresetUse, RunConfig, SelectionStrategy,
+    Backend, CrossoverStrategy, DockerSettings, FitnessRule, Method, MutantReach, MutantScope,
+    Operators, Preset, PresetUse, RunConfig, SelectionStrategy,
 };
 use crate::instance::{Instance, Start};
 use crate::python::FocalFunction;
@@ -146,19 +146,20 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
     for name in &a.pass_env {
         check_pass_env_name(name)?;
     }
-    let method = method(a);
+    let chosen = chosen(a);
+    let (method, tests, selection, crossover) = system(a, tests)?;
     let config = RunConfig {
         tests,
         mutants,
-        selection: a.selection,
-        fitness: method.fitness,
-        rescue_tiebreak: method.rescue_tiebreak,
-        crossover: a.crossover.unwrap_or(if llm.is_some() {
+        selection,
+        fitness: chosen.fitness,
+        rescue_tiebreak: chosen.rescue_tiebreak,
+        crossover: crossover.unwrap_or(if llm.is_some() {
             CrossoverStrategy::Llm
         } else {
             CrossoverStrategy::None
         }),
-        check_flaky: method.check_flaky,
+        check_flaky: chosen.check_flaky,
         timeout_secs,
         seed: a.seed.or(defaults.seed).unwrap_or(base.seed),
         python: docker.as_ref().map_or(base.python, |d| d.python.clone()),
@@ -171,31 +172,31 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         sandbox: !a.no_sandbox,
         docker,
         executor: a.executor,
-        reach: method.reach,
-        operators: method.operators,
+        // A system that runs no mutant traces nothing for them.
+        reach: if method.mutates() {
+            chosen.reach
+        } else {
+            MutantReach::All
+        },
+        operators: chosen.operators,
         keep_going: a.keep_going,
-        keep_equivalent_mutants: method.keep_equivalent_mutants,
-        settle_ties: method.settle_ties,
-        mutant_scope: method.mutant_scope,
-        witnesses: method.witnesses,
+        keep_equivalent_mutants: chosen.keep_equivalent_mutants,
+        settle_ties: chosen.settle_ties,
+        mutant_scope: chosen.mutant_scope,
+        witnesses: chosen.witnesses,
         kills: a.kills,
         issue_focus: a.issue_focus,
         budget_usd: a.budget_usd.map(check_budget).transpose()?,
         mutant_kinds: a.mutant_kinds.clone(),
-        preset: method.preset,
+        method,
+        preset: chosen.preset,
         // The machine's part, filled by the probe.
         jobs: base.jobs,
         pythonpath: base.pythonpath,
         test_dir: base.test_dir,
         pass_env: vec![],
     };
-    let needs_model =
-        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
-    ensure!(
-        !needs_model || config.llm.is_some(),
-        "--selection llm and --crossover llm need a model: pass --llm anthropic, --llm openai \
-         (with --base-url for a compatible server) or --llm scripted:FILE"
-    );
+    check_model(&config)?;
     Ok(Resolved {
         config,
         repo,
@@ -226,8 +227,61 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
     })
 }
 
+/// A run whose selection or crossover is the model's has one.
+fn check_model(config: &RunConfig) -> Result<(), RequestError> {
+    let needs_model =
+        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
+    ensure!(
+        !needs_model || config.llm.is_some(),
+        "{} a model: pass --llm anthropic, --llm openai (with --base-url for a compatible \
+         server) or --llm scripted:FILE",
+        if config.method == Method::LlmSelect {
+            "--method llm-select needs"
+        } else {
+            "--selection llm and --crossover llm need"
+        }
+    );
+    Ok(())
+}
+
+/// The paper's system the run is (`--method`): the population it starts from, how it picks
+/// and whether it crosses over; what would contradict it is refused.
+fn system(
+    a: &RunOptions,
+    tests: usize,
+) -> Result<(Method, usize, SelectionStrategy, Option<CrossoverStrategy>), RequestError> {
+    let m = a.method.unwrap_or_default();
+    if m == Method::Evootter {
+        return Ok((m, tests, a.selection, a.crossover));
+    }
+    ensure!(
+        a.selection == SelectionStrategy::Mutation,
+        "--method {m} picks the final test itself; drop --selection {}",
+        a.selection
+    );
+    ensure!(
+        a.crossover.is_none_or(|c| c == CrossoverStrategy::None),
+        "--method {m} makes no offspring; drop --crossover"
+    );
+    let tests = match (m, a.tests) {
+        (Method::Basebrt, Some(n)) if n != 1 => {
+            return Err(invalid!(
+                "--method basebrt writes one test from the issue; drop --tests {n}"
+            ));
+        }
+        (Method::Basebrt, _) => 1,
+        _ => tests,
+    };
+    let selection = if m == Method::LlmSelect {
+        SelectionStrategy::Llm
+    } else {
+        SelectionStrategy::Otter
+    };
+    Ok((m, tests, selection, Some(CrossoverStrategy::None)))
+}
+
 /// The options a preset may set, as the command line, the preset and the defaults decide them.
-struct Method {
+struct Chosen {
     fitness: FitnessRule,
     reach: MutantReach,
     mutant_scope: MutantScope,
@@ -243,10 +297,10 @@ struct Method {
 /// The preset `a` names and what it sets there (the flags `a` does not give), before any
 /// instance: what a batch's runs will be made with.
 pub fn preset_use(a: &RunOptions) -> Option<PresetUse> {
-    method(a).preset
+    chosen(a).preset
 }
 
-fn method(a: &RunOptions) -> Method {
+fn chosen(a: &RunOptions) -> Chosen {
     let base = RunConfig::default();
     let p = a.preset.map(Preset::choices);
     let mut set = vec![];
@@ -349,7 +403,7 @@ fn method(a: &RunOptions) -> Method {
         "--keep-equivalent-mutants",
     ];
     set.sort_by_key(|f| order.iter().position(|o| f.split(' ').next() == Some(*o)));
-    Method {
+    Chosen {
         fitness,
         reach,
         mutant_scope,
@@ -482,6 +536,17 @@ mod tests {
         }
     }
 
+    /// Every input a run needs, at paths that do not exist (resolving does not look).
+    fn every_input() -> RunOptions {
+        RunOptions {
+            repo: Some("/r".into()),
+            issue: Some("/i".into()),
+            out: Some("/o".into()),
+            initial_tests: Some("/c".into()),
+            ..Default::default()
+        }
+    }
+
     fn error(a: &RunOptions, inst: Option<&Instance>) -> String {
         resolve(a, inst).unwrap_err().to_string()
     }
@@ -526,13 +591,7 @@ mod tests {
             )
         );
         // Nothing given anywhere: the one set of defaults, and the machine decides its part.
-        let a = RunOptions {
-            repo: Some("/r".into()),
-            issue: Some("/i".into()),
-            out: Some("/o".into()),
-            initial_tests: Some("/c".into()),
-            ..Default::default()
-        };
+        let a = every_input();
         let r = resolve(&a, None).unwrap();
         assert_eq!(
             (r.config.tests, r.config.mutants, r.config.timeout_secs),
@@ -633,12 +692,8 @@ mod tests {
     #[test]
     fn a_preset_sets_what_is_not_given_and_says_so() {
         let a = RunOptions {
-            repo: Some("/r".into()),
-            issue: Some("/i".into()),
-            out: Some("/o".into()),
-            initial_tests: Some("/c".into()),
             preset: Some(Preset::Paper),
-            ..Default::default()
+            ..every_input()
         };
         let r = resolve(&a, None).unwrap();
         let c = &r.config;
@@ -685,6 +740,50 @@ mod tests {
         let none = resolve(&RunOptions { preset: None, ..a }, None).unwrap();
         assert_eq!(none.config.preset, None);
         assert_eq!(none.config.fitness, RunConfig::default().fitness);
+    }
+
+    #[test]
+    fn a_method_sets_how_the_test_is_picked() {
+        let a = every_input();
+        let with = |m: Method| {
+            resolve(
+                &RunOptions {
+                    method: Some(m),
+                    ..a.clone()
+                },
+                None,
+            )
+            .map(|r| r.config)
+        };
+        let rules = with(Method::RuleSelect).unwrap();
+        assert_eq!(
+            (rules.selection, rules.crossover, rules.reach, rules.tests),
+            (
+                SelectionStrategy::Otter,
+                CrossoverStrategy::None,
+                MutantReach::All,
+                8
+            )
+        );
+        assert_eq!(with(Method::Basebrt).unwrap().tests, 1);
+        let e = with(Method::LlmSelect).unwrap_err().to_string();
+        assert!(e.starts_with("--method llm-select needs a model"), "{e}");
+        let llm = resolve(
+            &RunOptions {
+                method: Some(Method::LlmSelect),
+                llm: Some("openai".into()),
+                ..a.clone()
+            },
+            None,
+        )
+        .unwrap()
+        .config;
+        assert_eq!(
+            (llm.selection, llm.crossover),
+            (SelectionStrategy::Llm, CrossoverStrategy::None),
+            "a named model crosses over only under EvoOtter"
+        );
+        assert_eq!(resolve(&a, None).unwrap().config.method, Method::Evootter);
     }
 
     /// An option that ranks nothing in this run is named, with why.

@@ -39,7 +39,14 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             t.style(Role::Title),
         ));
     }
-    // The method, when a preset made it: what it set, so a reader knows what ran.
+    // The method, when it is not EvoOtter or a preset made it, so a reader knows what ran.
+    let method = s.doc.config.method;
+    if !method.mutates() {
+        lines.push(Line::styled(
+            format!("method {method}: {}", method.words()),
+            t.style(Role::Dim),
+        ));
+    }
     if let Some(p) = &s.doc.config.preset {
         lines.push(Line::styled(format!("preset {p}"), t.style(Role::Dim)));
     }
