@@ -26,6 +26,9 @@ pub struct Manifest {
     /// The preset the batch runs with and what it set, for the Batch screen's caption.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<crate::engine::PresetUse>,
+    /// Which of the paper's systems the batch runs, when not EvoOtter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<crate::engine::Method>,
     /// What the batch said once about itself (fields of its rows evootter does not know).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -100,6 +100,24 @@ pub enum BatchError {
     },
 }
 
+/// What the batch says once about its rows: the fields no benchmark evootter knows has.
+fn rows_notes(rows: &[Result<Row, instances::BadRow>]) -> Vec<String> {
+    let unknown = instances::unknown_fields(rows.iter().filter_map(|r| r.as_ref().ok()));
+    if unknown.is_empty() {
+        return vec![];
+    }
+    let each: Vec<String> = unknown
+        .iter()
+        .map(|(k, n)| format!("{k} ({n} row{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    vec![format!(
+        "the rows carry fields evootter does not know: {}; each is kept under `row` in its \
+         instance.json, and none reaches the model (a field evootter reads may be misspelled \
+         there)",
+        each.join(", ")
+    )]
+}
+
 /// `instance.json`: the record, and under `row` the fields of the instance's row evootter
 /// keeps without using (`created_at`, `PASS_TO_PASS`, ..., and any it does not know).
 fn write_record(dir: &Path, r: &InstanceRecord, row: Option<&BTreeMap<String, serde_json::Value>>) {
@@ -131,22 +149,7 @@ pub async fn run(
         path: b.out.clone(),
         source,
     })?;
-    let unknown = instances::unknown_fields(rows.iter().filter_map(|r| r.as_ref().ok()));
-    let notes: Vec<String> = (!unknown.is_empty())
-        .then(|| {
-            let each: Vec<String> = unknown
-                .iter()
-                .map(|(k, n)| format!("{k} ({n} row{})", if *n == 1 { "" } else { "s" }))
-                .collect();
-            format!(
-                "the rows carry fields evootter does not know: {}; each is kept under `row` in \
-                 its instance.json, and none reaches the model (a field evootter reads may be \
-                 misspelled there)",
-                each.join(", ")
-            )
-        })
-        .into_iter()
-        .collect();
+    let notes = rows_notes(&rows);
     for text in &notes {
         let _ = progress.send(Progress::Note { text: text.clone() });
     }
@@ -172,6 +175,10 @@ pub async fn run(
             budget_usd_total: b.budget_usd_total,
             budget_usd_per_instance: b.template.budget_usd,
             preset: workbench::resolve::preset_use(&b.template),
+            method: b
+                .template
+                .method
+                .filter(|m| *m != crate::engine::Method::Evootter),
             notes,
         },
     );

@@ -114,6 +114,10 @@ pub struct Summary {
     /// e.g. `paper (--fitness paper, ...)`; `None` without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
+    /// Which of the paper's systems the runs were (`--method`), from their reports;
+    /// `None`: EvoOtter (or no report yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     pub lines: Vec<Line>,
 }
 
@@ -187,6 +191,9 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         if let Ok(p) = serde_json::from_value::<crate::engine::PresetUse>(report["preset"].clone())
         {
             s.preset.get_or_insert(p.to_string());
+        }
+        if let Some(m) = report["method"].as_str().filter(|m| *m != "evootter") {
+            s.method.get_or_insert(m.to_string());
         }
         let line = line(
             &r.instance_id,
@@ -267,10 +274,13 @@ fn cost(c: Option<f64>) -> String {
 
 /// The summary as a table for people.
 pub fn table(s: &Summary) -> String {
-    let mut out = s
-        .preset
-        .as_ref()
-        .map_or(String::new(), |p| format!("method: preset {p}\n"));
+    let mut out = String::new();
+    if let Some(m) = &s.method {
+        out += &format!("method: {m}\n");
+    }
+    if let Some(p) = &s.preset {
+        out += &format!("method: preset {p}\n");
+    }
     out += &format!(
         "{:<34} {:<8} {:>4} {:>4} {:>4} {:>6} {:>6} {:>10} {:>6} {:>8}\n",
         "instance", "status", "f2p", "tdd", "swt", "cover", "calls", "cost", "execs", "seconds"
@@ -505,6 +515,15 @@ mod tests {
         let s = read(dir.path()).unwrap();
         assert!(
             table(&s).starts_with("method: preset paper (--fitness paper, --no-witnesses)\n"),
+            "{}",
+            table(&s)
+        );
+        // Another of the paper's systems is named too.
+        let report = serde_json::json!({"method": "rule-select"});
+        std::fs::write(d.join("report.json"), report.to_string()).unwrap();
+        let s = read(dir.path()).unwrap();
+        assert!(
+            table(&s).starts_with("method: rule-select\n"),
             "{}",
             table(&s)
         );

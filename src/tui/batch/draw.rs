@@ -158,7 +158,7 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         .as_ref()
         .map_or(1, |p| p.line_count(area.width).clamp(1, most) as u16);
     let [head, table, detail_area, foot] = Layout::vertical([
-        Constraint::Length(3 + u16::from(v.preset.is_some())),
+        Constraint::Length(3 + u16::from(v.about.is_some())),
         Constraint::Min(3),
         Constraint::Length(below_h),
         Constraint::Length(1),
@@ -218,9 +218,9 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         Paragraph::new(
             [
                 Some(Line::styled(title, theme.style(Role::Title))),
-                v.preset
+                v.about
                     .as_ref()
-                    .map(|p| Line::styled(format!("preset {p}"), theme.style(Role::Dim))),
+                    .map(|a| Line::styled(a.clone(), theme.style(Role::Dim))),
                 Some(Line::styled(totals, theme.style(Role::Text))),
             ]
             .into_iter()

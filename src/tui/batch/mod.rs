@@ -45,7 +45,14 @@ impl BatchScreen<'_> {
         self.v.replace_rows(self.source.refresh());
         let m = self.source.manifest();
         self.v.budgets = (m.budget_usd_total, m.budget_usd_per_instance);
-        self.v.preset = m.preset.as_ref().map(ToString::to_string);
+        let about: Vec<String> = [
+            m.method.map(|x| format!("method {x}")),
+            m.preset.as_ref().map(|p| format!("preset {p}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        self.v.about = (!about.is_empty()).then(|| about.join("; "));
         self.read_at = Instant::now();
     }
 }
@@ -254,6 +261,43 @@ mod tests {
         // The detail's last words, after the error: nothing cut.
         assert!(text.contains("resumes it)"), "{text}");
         assert!(text.contains("opens its session"), "{text}");
+    }
+
+    /// The batch's method and preset, as its manifest records them, are under the title.
+    #[test]
+    fn the_caption_names_the_method_and_preset_from_the_manifest() {
+        let d = tempfile::tempdir().unwrap();
+        let manifest = crate::bench::batch_dir::Manifest {
+            method: Some(crate::engine::Method::RuleSelect),
+            preset: Some(crate::engine::PresetUse {
+                name: crate::engine::Preset::Paper,
+                set: vec!["--fitness paper".into()],
+            }),
+            ..Default::default()
+        };
+        crate::bench::batch_dir::write_manifest(d.path(), &manifest);
+        let (theme, keymap) = (
+            Theme::load(None, None, true).unwrap(),
+            Keymap::load(None).unwrap(),
+        );
+        let mut screen = BatchScreen {
+            v: BatchView::new(d.path(), vec![]),
+            source: BatchDir::open(d.path()),
+            read_at: Instant::now(),
+            page: 10,
+            open: None,
+            hung_up: false,
+            theme: &theme,
+            keymap: &keymap,
+        };
+        screen.reread();
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 30)).unwrap();
+        term.draw(|f| screen.draw(f)).unwrap();
+        let text = format!("{}", term.backend());
+        assert!(
+            text.contains("method rule-select; preset paper (--fitness paper)"),
+            "{text}"
+        );
     }
 
     /// The bench's budgets are shown beside what was spent; at 80 columns the totals wrap

@@ -138,8 +138,8 @@ pub struct BatchView {
     pub figures: bool,
     /// The bench's budgets, from its manifest: (total, per instance).
     pub budgets: (Option<f64>, Option<f64>),
-    /// The preset the batch runs with and what it set, from its manifest.
-    pub preset: Option<String>,
+    /// The method and preset the batch runs with (what the preset set), from its manifest.
+    pub about: Option<String>,
 }
 
 /// The figures of the shown rows.
@@ -173,7 +173,7 @@ impl BatchView {
             notice: None,
             figures: false,
             budgets: (None, None),
-            preset: None,
+            about: None,
         }
     }
 
