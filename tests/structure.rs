@@ -9,28 +9,37 @@ use std::path::Path;
 
 type Module = Vec<String>;
 
-/// Every `.rs` file of `src/` by its module path (`exec/local/mod.rs` is `exec::local`);
-/// `main.rs` is the binary's root, `lib.rs` the library's.
-fn files(root: &Path) -> BTreeMap<Module, String> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
+/// Every `.rs` file under `dir`, at any depth.
+fn rs_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "rs") {
-                let rel = p.strip_prefix(root).unwrap().with_extension("");
-                let mut m: Module = rel
-                    .iter()
-                    .map(|c| c.to_string_lossy().into_owned())
-                    .collect();
-                if matches!(m.last().map(String::as_str), Some("mod" | "lib")) {
-                    m.pop();
-                }
-                out.insert(m, std::fs::read_to_string(&p).unwrap());
+                out.push(p);
             }
         }
+    }
+    out
+}
+
+/// Every `.rs` file of `src/` by its module path (`exec/local/mod.rs` is `exec::local`);
+/// `main.rs` is the binary's root, `lib.rs` the library's.
+fn files(root: &Path) -> BTreeMap<Module, String> {
+    let mut out = BTreeMap::new();
+    for p in rs_files(root) {
+        let rel = p.strip_prefix(root).unwrap().with_extension("");
+        let mut m: Module = rel
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        if matches!(m.last().map(String::as_str), Some("mod" | "lib")) {
+            m.pop();
+        }
+        out.insert(m, std::fs::read_to_string(&p).unwrap());
     }
     for test in test_files(&out) {
         out.remove(&test);
@@ -714,18 +723,10 @@ fn mapped(architecture: &str) -> BTreeSet<String> {
 #[test]
 fn architecture_md_maps_every_source_file_and_no_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut on_disk = BTreeSet::new();
-    let mut stack = vec![root.join("src")];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                on_disk.insert(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
-            }
-        }
-    }
+    let on_disk: BTreeSet<String> = rs_files(&root.join("src"))
+        .iter()
+        .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        .collect();
     let mapped = mapped(&architecture());
     let missing: Vec<_> = on_disk.difference(&mapped).collect();
     let gone: Vec<_> = mapped.difference(&on_disk).collect();

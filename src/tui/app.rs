@@ -347,9 +347,13 @@ impl Component for WorkbenchView<'_> {
         false
     }
 
+    fn hang_up(&mut self) {
+        self.hung_up = true;
+    }
+
     fn input(&mut self, event: Option<(Instant, TermEvent)>, _: Size) {
         let Some((at, e)) = event else {
-            self.hung_up = true;
+            self.hang_up();
             return;
         };
         if matches!(e, TermEvent::Key(_)) {

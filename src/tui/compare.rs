@@ -11,7 +11,7 @@ use super::theme::{Role, Theme};
 use crate::bench::batch_dir::{BatchDir, Row, State};
 use crate::engine::SessionDoc;
 use ratatui::Frame;
-use ratatui::crossterm::event::Event;
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Size;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
@@ -19,7 +19,6 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// What became of an instance from A to B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -435,14 +434,11 @@ impl Component for SessionsScreen<'_> {
         self.longest.set(longest);
     }
 
-    fn input(&mut self, event: Option<(Instant, Event)>, _: Size) {
-        let Some((_, e)) = event else {
-            self.leave = Some(Leave::Quit);
-            return;
-        };
-        let Event::Key(k) = e else {
-            return;
-        };
+    fn hang_up(&mut self) {
+        self.leave = Some(Leave::Quit);
+    }
+
+    fn key(&mut self, k: KeyEvent, _: Size) {
         let longest = self.longest.get();
         let scroll = &mut self.scroll;
         match self.keymap.action(KeyContext::Batch, &k) {
@@ -581,14 +577,11 @@ impl Component for CompareScreen<'_> {
         draw_batches(f, &self.v, self.theme);
     }
 
-    fn input(&mut self, event: Option<(Instant, Event)>, size: Size) {
-        let Some((_, e)) = event else {
-            self.hung_up = true;
-            return;
-        };
-        let Event::Key(k) = e else {
-            return;
-        };
+    fn hang_up(&mut self) {
+        self.hung_up = true;
+    }
+
+    fn key(&mut self, k: KeyEvent, size: Size) {
         let Some(action) = self.keymap.action(KeyContext::Batch, &k) else {
             return;
         };

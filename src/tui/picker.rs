@@ -9,13 +9,12 @@ use super::terminal::{Component, Term};
 use super::theme::{Role, Theme};
 use crate::engine::SessionDoc;
 use ratatui::Frame;
-use ratatui::crossterm::event::Event;
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Size;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// One saved session, as listed.
 #[derive(Debug, Clone)]
@@ -397,14 +396,11 @@ impl Component for PickerScreen<'_> {
         );
     }
 
-    fn input(&mut self, event: Option<(Instant, Event)>, _: Size) {
-        let Some((_, e)) = event else {
-            self.picked = Some(Picked::Quit);
-            return;
-        };
-        let Event::Key(k) = e else {
-            return;
-        };
+    fn hang_up(&mut self) {
+        self.picked = Some(Picked::Quit);
+    }
+
+    fn key(&mut self, k: KeyEvent, _: Size) {
         if self.list.search.typing.is_some() {
             self.list.type_key(
                 self.keymap.action(KeyContext::Prompt, &k),

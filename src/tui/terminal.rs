@@ -9,7 +9,7 @@
 //! is done. The loop draws when anything happened, and never blocks on the terminal: input is
 //! read on a thread of its own (crossterm's read blocks).
 
-use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEvent};
 use ratatui::layout::Size;
 use ratatui::{DefaultTerminal, Frame};
 use std::future::Future;
@@ -33,9 +33,22 @@ pub trait Component {
         false
     }
 
-    /// A terminal event, read at `at`, with the terminal's size. `None`: the terminal's input
-    /// ended, and the view should end.
-    fn input(&mut self, event: Option<(Instant, Event)>, size: Size);
+    /// A terminal event, read at `at`, with the terminal's size; `None`: the terminal's input
+    /// ended. By default a key goes to [`Self::key`], the end to [`Self::hang_up`], and
+    /// anything else (mouse, resize: the next frame is drawn at the new size) changes nothing.
+    fn input(&mut self, event: Option<(Instant, Event)>, size: Size) {
+        match event {
+            None => self.hang_up(),
+            Some((_, Event::Key(k))) => self.key(k, size),
+            Some(_) => {}
+        }
+    }
+
+    /// A key pressed.
+    fn key(&mut self, _key: KeyEvent, _size: Size) {}
+
+    /// The terminal's input ended: the view ends as if the user left it.
+    fn hang_up(&mut self);
 
     /// What else the view waits for; returns when something changed. Dropped whenever input
     /// comes first, so it must lose nothing then (receivers that keep what they hold).

@@ -303,65 +303,8 @@ pub fn preset_use(a: &RunOptions) -> Option<PresetUse> {
 fn chosen(a: &RunOptions) -> Chosen {
     let base = RunConfig::default();
     let p = a.preset.map(Preset::choices);
+    // Decided in the order the preset's help lists the flags, each it set said in `set`.
     let mut set = vec![];
-    // A value: the user's, else the preset's (said when it differs from the default).
-    fn value<T: PartialEq + std::fmt::Display + Copy>(
-        given: Option<T>,
-        preset: Option<T>,
-        default: T,
-        flag: &str,
-        set: &mut Vec<String>,
-    ) -> T {
-        match (given, preset) {
-            (Some(v), _) => v,
-            (None, Some(v)) => {
-                if v != default {
-                    set.push(format!("{flag} {v}"));
-                }
-                v
-            }
-            (None, None) => default,
-        }
-    }
-    // A switch that only turns one of evootter's additions off (or keeps what it drops).
-    let mut off = |given_off: bool, preset_on: Option<bool>, default_on: bool, flag: &str| {
-        let preset_off = preset_on.is_some_and(|on| !on && default_on);
-        if preset_off && !given_off {
-            set.push(flag.to_string());
-        }
-        default_on && !given_off && !preset_off
-    };
-    let settle_ties = off(
-        !a.settle_ties,
-        p.map(|p| p.settle_ties),
-        base.settle_ties,
-        "--no-settle-ties",
-    );
-    let witnesses = off(
-        !a.witnesses,
-        p.map(|p| p.witnesses),
-        base.witnesses,
-        "--no-witnesses",
-    );
-    let rescue_tiebreak = off(
-        a.no_rescue_tiebreak,
-        p.map(|p| p.rescue_tiebreak),
-        base.rescue_tiebreak,
-        "--no-rescue-tiebreak",
-    );
-    let check_flaky = off(
-        a.no_flaky_check,
-        p.map(|p| p.check_flaky),
-        base.check_flaky,
-        "--no-flaky-check",
-    );
-    // Keeping equivalent mutants turns TCE off, as the flag does.
-    let keep_equivalent_mutants = !off(
-        a.keep_equivalent_mutants,
-        p.map(|p| !p.keep_equivalent_mutants),
-        !base.keep_equivalent_mutants,
-        "--keep-equivalent-mutants",
-    );
     let fitness = value(
         a.fitness,
         p.map(|p| p.fitness),
@@ -390,19 +333,42 @@ fn chosen(a: &RunOptions) -> Chosen {
         "--operators",
         &mut set,
     );
-    // In the order the preset's help lists them.
-    let order = [
-        "--fitness",
-        "--sampling",
-        "--mutant-scope",
-        "--operators",
+    let settle_ties = on(
+        !a.settle_ties,
+        p.map(|p| p.settle_ties),
+        base.settle_ties,
         "--no-settle-ties",
+        &mut set,
+    );
+    let witnesses = on(
+        !a.witnesses,
+        p.map(|p| p.witnesses),
+        base.witnesses,
         "--no-witnesses",
+        &mut set,
+    );
+    let rescue_tiebreak = on(
+        a.no_rescue_tiebreak,
+        p.map(|p| p.rescue_tiebreak),
+        base.rescue_tiebreak,
         "--no-rescue-tiebreak",
+        &mut set,
+    );
+    let check_flaky = on(
+        a.no_flaky_check,
+        p.map(|p| p.check_flaky),
+        base.check_flaky,
         "--no-flaky-check",
+        &mut set,
+    );
+    // Keeping equivalent mutants turns TCE off, as the flag does.
+    let keep_equivalent_mutants = !on(
+        a.keep_equivalent_mutants,
+        p.map(|p| !p.keep_equivalent_mutants),
+        !base.keep_equivalent_mutants,
         "--keep-equivalent-mutants",
-    ];
-    set.sort_by_key(|f| order.iter().position(|o| f.split(' ').next() == Some(*o)));
+        &mut set,
+    );
     Chosen {
         fitness,
         reach,
@@ -415,6 +381,43 @@ fn chosen(a: &RunOptions) -> Chosen {
         keep_equivalent_mutants,
         preset: a.preset.map(|name| PresetUse { name, set }),
     }
+}
+
+/// A value: the user's, else the preset's (recorded in `set` when it differs from the
+/// default), else the default.
+fn value<T: PartialEq + std::fmt::Display + Copy>(
+    given: Option<T>,
+    preset: Option<T>,
+    default: T,
+    flag: &str,
+    set: &mut Vec<String>,
+) -> T {
+    match (given, preset) {
+        (Some(v), _) => v,
+        (None, Some(v)) => {
+            if v != default {
+                set.push(format!("{flag} {v}"));
+            }
+            v
+        }
+        (None, None) => default,
+    }
+}
+
+/// Whether one of evootter's additions stays on: off when its flag was given or the preset
+/// turns it off (recorded in `set` when only the preset did).
+fn on(
+    given_off: bool,
+    preset_on: Option<bool>,
+    default_on: bool,
+    flag: &str,
+    set: &mut Vec<String>,
+) -> bool {
+    let preset_off = default_on && preset_on == Some(false);
+    if preset_off && !given_off {
+        set.push(flag.to_string());
+    }
+    default_on && !given_off && !preset_off
 }
 
 /// The Docker settings of a Docker run (the image named for the instance), none for a local one.

@@ -15,7 +15,7 @@ use crate::tui::keymap::{KeyContext, Keymap};
 use crate::tui::terminal::{Component, Term};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
-use ratatui::crossterm::event::Event;
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Size;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -64,14 +64,11 @@ impl Component for BatchScreen<'_> {
         draw(f, &self.v, self.theme, self.keymap);
     }
 
-    fn input(&mut self, event: Option<(Instant, Event)>, size: Size) {
-        let Some((_, e)) = event else {
-            self.hung_up = true;
-            return;
-        };
-        let Event::Key(k) = e else {
-            return;
-        };
+    fn hang_up(&mut self) {
+        self.hung_up = true;
+    }
+
+    fn key(&mut self, k: KeyEvent, size: Size) {
         self.page = usize::from(size.height.saturating_sub(9)).max(1);
         if self.v.search.typing.is_some() {
             self.v.type_key(

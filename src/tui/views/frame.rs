@@ -162,16 +162,20 @@ pub(super) fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
     let t = c.theme;
     let width = usize::from(area.width);
     // Each tab with the key that shows it, as the keymap binds it (none if unbound).
-    let key = |s: &Screen| -> String {
-        c.keymap
-            .keys(KeyContext::Global, s.action_name())
-            .first()
-            .map_or(String::new(), |k| format!("{k} "))
-    };
+    let keys: Vec<String> = Screen::ALL
+        .iter()
+        .map(|s| {
+            c.keymap
+                .keys(KeyContext::Global, s.action_name())
+                .first()
+                .map_or(String::new(), |k| format!("{k} "))
+        })
+        .collect();
     let tabs = |short: bool| -> usize {
         Screen::ALL
             .iter()
-            .map(|s| (if short { s.short_title() } else { s.title() }).len() + key(s).len() + 2)
+            .zip(&keys)
+            .map(|(s, k)| (if short { s.short_title() } else { s.title() }).len() + k.len() + 2)
             .sum()
     };
     // The labels that say what the session is come first: they must show at any width, in
@@ -207,14 +211,14 @@ pub(super) fn draw_tabs(f: &mut Frame, c: &Ctx, area: Rect) {
     if !read_only.is_empty() {
         spans.push(Span::styled(read_only, t.style(Role::Warning)));
     }
-    for s in Screen::ALL.iter() {
+    for (s, key) in Screen::ALL.iter().zip(&keys) {
         let style = if *s == c.state.screen {
             t.style(Role::Selected)
         } else {
             t.style(Role::Dim)
         };
         let title = if short { s.short_title() } else { s.title() };
-        spans.push(Span::styled(format!(" {}{title} ", key(s)), style));
+        spans.push(Span::styled(format!(" {key}{title} "), style));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
