@@ -305,6 +305,8 @@ fn the_paper_preset_runs_the_published_method_and_says_what_it_set() {
         &["--mutants", "6", "--preset", "paper", "--operators", "all"],
     );
     assert!(o.status.success(), "{}", text(&o));
+    // The preset's own choices are not reported as options that change nothing.
+    assert!(!text(&o).contains("changes nothing here"), "{}", text(&o));
     let out = tiny.out("paper");
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["preset"]["name"], "paper");
@@ -391,6 +393,17 @@ fn a_run_of_some_mutant_kinds_samples_only_them_and_counts_by_category() {
         shown.contains("mutant kinds: only return_value, force_failure"),
         "{shown}"
     );
+
+    // Kinds the focal function has no site for: refused before anything runs, not an
+    // evolution over no mutant.
+    let none = tiny.run("none", &["--mutant-kinds", "assignment"]);
+    assert!(!none.status.success());
+    assert!(
+        text(&none).contains("--mutant-kinds assignment: the focal functions have no site"),
+        "{}",
+        text(&none)
+    );
+    assert!(!tiny.out("none").exists());
 
     let bad = tiny.run("bad", &["--mutant-kinds", "operator"]);
     assert!(!bad.status.success());

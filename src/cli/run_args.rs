@@ -58,14 +58,6 @@ pub struct RunArgs {
     /// Default: mutation.
     #[arg(long)]
     pub selection: Option<evootter::engine::SelectionStrategy>,
-    /// The fitness rule of --selection mutation: brt (in order: tests passing on c_old last,
-    /// then tests that never get to the focal code, rescues judged by the repository's
-    /// tests, the issue's values, kills that change what fails, kills) | brt-kills (the rule
-    /// before those: passing tests last, the best rescuer's share, every kill; for
-    /// comparison) | paper (kills only, as published). It also orders --selection random and
-    /// otter: under brt and brt-kills a test passing on c_old goes last whatever the draw or
-    /// the rules say; under paper it takes its place like any other.
-    /// Default: brt (paper with --preset paper).
     /// Which of the paper's systems runs: evootter (evolution by mutant kills) | basebrt (one
     /// test from the issue, nothing selected) | rule-select (the Otter rules pick one of the
     /// candidates by their c_old runs) | llm-select (one model call picks one; needs --llm).
@@ -79,6 +71,14 @@ pub struct RunArgs {
     /// preset set. docs/paper.md compares each of these with evootter's default.
     #[arg(long, value_name = "paper")]
     pub preset: Option<evootter::engine::Preset>,
+    /// The fitness rule of --selection mutation: brt (in order: tests passing on c_old last,
+    /// then tests that never get to the focal code, rescues judged by the repository's
+    /// tests, the issue's values, kills that change what fails, kills) | brt-kills (the rule
+    /// before those: passing tests last, the best rescuer's share, every kill; for
+    /// comparison) | paper (kills only, as published). It also orders --selection random and
+    /// otter: under brt and brt-kills a test passing on c_old goes last whatever the draw or
+    /// the rules say; under paper it takes its place like any other.
+    /// Default: brt (paper with --preset paper).
     #[arg(long)]
     pub fitness: Option<evootter::engine::FitnessRule>,
     /// Do not use rescues (mutants on which a failing test passes) as the first tie-break

@@ -101,8 +101,27 @@ pub fn probe(r: &Resolved) -> Result<Probed, RequestError> {
     };
     // The focal functions exist and yield mutants: the Mutate step would find out only after
     // the session (and, with a model, paid calls) exist.
-    if !r.focal.is_empty() {
-        crate::mutate::generate(repo, &r.focal, cfg.mutants, cfg.seed, cfg.operators)?;
+    if !r.focal.is_empty() && cfg.method.mutates() {
+        let pool = match &cfg.mutant_kinds {
+            None => crate::mutate::generate(repo, &r.focal, cfg.mutants, cfg.seed, cfg.operators)?,
+            // Only some kinds: any of them anywhere in the functions will do.
+            Some(_) => crate::mutate::generate(
+                repo,
+                &r.focal,
+                crate::mutate::POOL_CAP,
+                cfg.seed,
+                cfg.operators,
+            )?,
+        };
+        if let Some(kinds) = &cfg.mutant_kinds {
+            let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+            ensure!(
+                pool.mutants.iter().any(|m| kinds.contains(&m.kind)),
+                "--mutant-kinds {}: the focal functions have no site for these kinds; name other \
+                 kinds, or more focal functions with --focal",
+                names.join(",")
+            );
+        }
     }
     if let Some(g) = &r.golden_patch {
         ensure!(

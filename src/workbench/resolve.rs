@@ -467,6 +467,13 @@ pub fn idle_options(config: &RunConfig) -> Vec<String> {
         (config.witnesses != base.witnesses, "--no-witnesses"),
     ]
     .into_iter()
+    // A flag the preset set is the preset's business: its choices go together.
+    .filter(|(_, name)| {
+        !config
+            .preset
+            .as_ref()
+            .is_some_and(|p| p.set.iter().any(|f| f == name))
+    })
     .filter_map(|(g, name)| g.then_some(name))
     .collect();
     let why = if config.selection != SelectionStrategy::Mutation {
