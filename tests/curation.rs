@@ -131,7 +131,8 @@ impl Oracle {
                 }
                 g.going_on.insert(test.clone());
             }
-            ActKind::Edit { test, new_test } => {
+            // A repair takes the test's place as an edit does.
+            ActKind::Edit { test, new_test } | ActKind::Repair { test, new_test, .. } => {
                 if !tests.contains(test) {
                     return Some(None);
                 }

@@ -26,6 +26,7 @@ mod out_dir;
 mod prompts_cmd;
 mod providers;
 mod reach;
+mod repair;
 mod resume;
 mod reuse;
 mod scope;

@@ -272,6 +272,7 @@ async fn the_gate_takes_acts_in_order_and_crossover_gets_the_curated_parents() {
             ActKind::Veto { .. } => "veto",
             ActKind::Unveto { .. } => "unveto",
             ActKind::Edit { .. } => "edit",
+            ActKind::Repair { .. } => "repair",
             ActKind::Undo { .. } => "undo",
             ActKind::Redo { .. } => "redo",
             ActKind::Add { .. } => "add",
@@ -799,6 +800,130 @@ async fn a_session_saved_at_a_gate_reopens_there() {
     // Curation works at once.
     wb.send(Command::Act(ActRequest::Veto { test: "t2".into() }));
     until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repair_at_the_gate_replaces_the_test_as_an_edit_does_with_undo_and_redo() {
+    use evootter::llm::scripted::{ScriptEntry, ScriptedModel};
+    let tiny = Tiny::new(&[]);
+    let entry = |m: &str, reply: &str| ScriptEntry {
+        step: "repair".into(),
+        reply: reply.into(),
+        must_contain: Some(m.into()),
+    };
+    let repaired = "# FAILS KILLS repaired\ndef test_b(): assert clamp(5, 0, 3) == 3\n";
+    let model = ScriptedModel::from_entries(
+        "critic.json",
+        vec![
+            entry(
+                "def test_b",
+                &format!(
+                    "VERDICT: REJECT\nREASON: it never calls clamp.\n\n### test_b.py\n```python\n{repaired}```\n"
+                ),
+            ),
+            entry(
+                "def test_a",
+                "VERDICT: ACCEPT\nREASON: fails on the clamp.\n",
+            ),
+        ],
+    );
+    let exec = Arc::new(ScriptedExecutor::new(testkit::answer));
+    let mut wb = Workbench::start(
+        scripted_session(&tiny),
+        Options {
+            pause_before_crossover: true,
+            executor: Some(exec),
+            model: Some(Arc::new(model)),
+            ..Options::default()
+        },
+    )
+    .await
+    .unwrap();
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    let before = wb.snapshot().parents(0);
+    assert_eq!(before, ["t1", "t2"]);
+    wb.send(Command::Act(ActRequest::Repair { test: "t2".into() }));
+    let acted = until(&mut wb, "the repair", |e| {
+        matches!(e, Event::Acted { .. } | Event::ActRefused { .. })
+    })
+    .await;
+    let Event::Acted { act } = acted else {
+        panic!("{acted:?}")
+    };
+    let ActKind::Repair {
+        test,
+        new_test,
+        reason,
+    } = act.kind
+    else {
+        panic!("{:?}", act.kind)
+    };
+    assert_eq!(
+        (test.as_str(), reason.as_str()),
+        ("t2", "it never calls clamp.")
+    );
+    let doc = wb.snapshot();
+    assert_eq!(doc.tests[&new_test].source, repaired);
+    assert!(matches!(
+        doc.tests[&new_test].origin,
+        Origin::Repaired {
+            generation: Some(0),
+            round: 1,
+            ..
+        }
+    ));
+    // It ran on the generation's baselines and mutants, like an edit, and took t2's place.
+    assert!(doc.generations[0].scores.contains_key(&new_test));
+    assert_eq!(doc.parents(0), ["t1".to_string(), new_test.clone()]);
+    assert_eq!(doc.llm_calls.len(), 1);
+    assert_eq!(doc.llm_calls[0].step, "repair");
+    screens_agree(&doc, &[], &["t1", new_test.as_str()]);
+    wb.send(Command::Act(ActRequest::Undo));
+    until(&mut wb, "the undo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), before);
+    wb.send(Command::Act(ActRequest::Redo));
+    until(&mut wb, "the redo", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(
+        wb.snapshot().parents(0),
+        ["t1".to_string(), new_test.clone()]
+    );
+    // A test the critic accepts is left as it is, and the user told why.
+    wb.send(Command::Act(ActRequest::Repair { test: "t1".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("the critic accepts t1")
+            && format!("{e:?}").contains("fails on the clamp"),
+        "{e:?}"
+    );
+    assert_eq!(wb.snapshot().llm_calls.len(), 2, "the call is accounted");
+    wb.send(Command::Cancel);
+    while wb.next_event().await.is_some() {}
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repair_without_a_model_is_refused_saying_how_to_have_one() {
+    let tiny = Tiny::new(&[]);
+    let (mut wb, _exec) = scripted_workbench(&tiny, true).await;
+    wb.send(Command::RunToGate);
+    until(&mut wb, "the gate", |e| {
+        matches!(e, Event::Paused { generation: 0 })
+    })
+    .await;
+    wb.send(Command::Act(ActRequest::Repair { test: "t2".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(format!("{e:?}").contains("--llm"), "{e:?}");
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}
 }

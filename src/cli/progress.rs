@@ -9,6 +9,8 @@ pub struct Progress {
     tty: bool,
     events: Option<std::fs::File>,
     live: bool,
+    /// In e-Otter's repair step, whose runs (outside any generation) are `c_old` runs.
+    repairing: bool,
 }
 
 impl Progress {
@@ -26,6 +28,7 @@ impl Progress {
             tty: std::io::stderr().is_terminal(),
             events,
             live: false,
+            repairing: false,
         })
     }
 
@@ -69,12 +72,14 @@ impl Progress {
     fn show(&mut self, e: Event) {
         match e {
             Event::StepStarted { phase } => {
+                self.repairing = phase == Phase::Repair;
                 if matches!(
                     phase,
                     Phase::Localize
                         | Phase::Contextualize
                         | Phase::Generate
                         | Phase::Mutate
+                        | Phase::Repair
                         | Phase::Evaluate
                 ) {
                     self.line(format!("== {phase}"));
@@ -180,6 +185,7 @@ impl Progress {
                     Some(g) => {
                         format!("   [gen {g}] executions {done}/{total}, kills so far {kills}")
                     }
+                    None if self.repairing => format!("   [repair] c_old runs {done}/{total}"),
                     None => format!(
                         "   [evaluate] runs {done}/{total}: each test on c_old and with the fix"
                     ),
@@ -283,6 +289,17 @@ impl Progress {
                     .collect();
                 self.line(format!("   {what}: {}", list.join(", ")));
             }
+            Event::Critiqued {
+                test,
+                round,
+                accepted,
+                reason,
+                repaired,
+            } => self.line(format!(
+                "   repair round {round}: the critic {} {test} ({reason}){}",
+                if accepted { "accepts" } else { "rejects" },
+                repaired.map(|r| format!(" -> {r}")).unwrap_or_default()
+            )),
         }
     }
 }

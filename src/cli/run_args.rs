@@ -60,10 +60,17 @@ pub struct RunArgs {
     pub selection: Option<evootter::engine::SelectionStrategy>,
     /// Which of the paper's systems runs: evootter (evolution by mutant kills) | basebrt (one
     /// test from the issue, nothing selected) | rule-select (the Otter rules pick one of the
-    /// candidates by their c_old runs) | llm-select (one model call picks one; needs --llm).
-    /// The others run no mutant. Default: evootter.
-    #[arg(long, value_name = "evootter|basebrt|rule-select|llm-select")]
+    /// candidates by their c_old runs) | llm-select (one model call picks one; needs --llm)
+    /// | eotter (e-Otter: each test runs on c_old, a critic judges it and the model repairs
+    /// it until the critic accepts, up to --repair-rounds calls per test; starts from one
+    /// test written from the issue, or --tests N each repaired and then picked by the Otter
+    /// rules; needs --llm). The others run no mutant. Default: evootter.
+    #[arg(long, value_name = "evootter|basebrt|rule-select|llm-select|eotter")]
     pub method: Option<evootter::engine::Method>,
+    /// --method eotter: the most critic-and-repair calls per test (each call judges the
+    /// test's c_old run and, when it rejects it, writes the repaired test). Default: 10.
+    #[arg(long, value_name = "N", value_parser = count)]
+    pub repair_rounds: Option<usize>,
     /// The method in one word: paper (EvoOtter as published: --fitness paper --sampling all
     /// --mutant-scope focal --operators table-i --no-settle-ties --no-witnesses
     /// --no-rescue-tiebreak --no-flaky-check --keep-equivalent-mutants). An option given
@@ -335,6 +342,7 @@ impl From<RunArgs> for RunOptions {
             budget_usd: a.budget_usd,
             mutant_kinds: a.mutant_kinds.map(|k| k.0),
             method: a.method,
+            repair_rounds: a.repair_rounds,
             preset: a.preset,
         }
     }

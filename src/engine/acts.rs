@@ -17,12 +17,31 @@ use crate::prompts::parse::ParsedTest;
 /// act came after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActRequest {
-    Veto { test: TestId },
-    Unveto { test: TestId },
-    Edit { test: TestId, source: String },
-    Add { name: String, source: String },
-    Pin { test: TestId },
-    Unpin { test: TestId },
+    Veto {
+        test: TestId,
+    },
+    Unveto {
+        test: TestId,
+    },
+    Edit {
+        test: TestId,
+        source: String,
+    },
+    Add {
+        name: String,
+        source: String,
+    },
+    /// One call of e-Otter's critic on the test's `c_old` run; a rejection's repaired test
+    /// takes its place as an edit does.
+    Repair {
+        test: TestId,
+    },
+    Pin {
+        test: TestId,
+    },
+    Unpin {
+        test: TestId,
+    },
     Undo,
     Redo,
 }
@@ -58,11 +77,7 @@ impl Engine {
             .gate()
             .ok_or_else(|| ActError::NotAtGate(self.doc.phase.clone()))?;
         let parents = self.doc.parents(g);
-        let name_of = |doc: &SessionDoc, t: &TestId| {
-            doc.tests
-                .get(t)
-                .map_or_else(|| t.clone(), |c| format!("{t} ({})", c.name))
-        };
+        let name_of = |doc: &SessionDoc, t: &TestId| doc.named(t);
         let kind = match req {
             ActRequest::Veto { test } => {
                 if self.doc.vetoed(g).contains(&test) {
@@ -121,6 +136,7 @@ impl Engine {
                 let new_test = self.user_test(g, &from.name, source, origin).await?;
                 ActKind::Edit { test, new_test }
             }
+            ActRequest::Repair { test } => self.repair_act(g, test).await?,
             ActRequest::Add { name, source } => {
                 if source.trim().is_empty() {
                     return refused("the added test is empty".into());
@@ -173,6 +189,58 @@ impl Engine {
         Ok(self.record_act(g, kind)?)
     }
 
+    /// The repair act: one call of the critic on `test`'s `c_old` run at gate `g`; after a
+    /// rejection the repaired test joins the generation and takes `test`'s place.
+    async fn repair_act(&mut self, g: usize, test: TestId) -> Result<ActKind, ActError> {
+        if !self.doc.generations[g].tests.contains(&test) {
+            return refused(format!(
+                "{test} is not a test of generation {g}; repair one of {}",
+                self.doc.generations[g].tests.join(", ")
+            ));
+        }
+        if self.model.is_none() {
+            return refused(
+                "a repair asks the model, and this session has none: start it with \
+                 --llm anthropic|openai|scripted:FILE"
+                    .into(),
+            );
+        }
+        let round = match &self.doc.tests[&test].origin {
+            Origin::Repaired {
+                round,
+                generation: Some(at),
+                ..
+            } if *at == g => round + 1,
+            _ => 1,
+        };
+        self.run_on_old(std::slice::from_ref(&test)).await?;
+        let r = self.critique(&test, round, Some(g)).await?;
+        // The call is the session's whatever comes of it (its cost, the Model screen).
+        self.save()?;
+        let Some(new_test) = r.repaired else {
+            return refused(if r.accepted {
+                format!(
+                    "the critic accepts {} as it is ({}); nothing was replaced",
+                    self.doc.named(&test),
+                    r.reason
+                )
+            } else {
+                format!(
+                    "the critic rejects {} ({}) but its reply held no repaired test; \
+                     nothing was replaced (the call is on the Model screen)",
+                    self.doc.named(&test),
+                    r.reason
+                )
+            });
+        };
+        self.join(g, &new_test).await?;
+        Ok(ActKind::Repair {
+            test,
+            new_test,
+            reason: r.reason,
+        })
+    }
+
     /// Records an act, recomputes the gate's parents from every act that counts, saves (so
     /// the snapshot shows it), then announces it.
     pub fn record_act(&mut self, g: usize, kind: ActKind) -> Result<Act, EngineError> {
@@ -212,6 +280,14 @@ impl Engine {
                 id
             }
         };
+        self.join(g, &id).await?;
+        Ok(id)
+    }
+
+    /// Test `id` joins generation `g` (if it is not in it): it runs on the generation's
+    /// baselines and mutants, and gets its row and score.
+    async fn join(&mut self, g: usize, id: &TestId) -> Result<(), ActError> {
+        let id = id.clone();
         let joins = !self.doc.generations[g].tests.contains(&id);
         if joins {
             self.doc.generations[g].tests.push(id.clone());
@@ -231,11 +307,18 @@ impl Engine {
         if let Some(score) = self.score_generation(&gen_).remove(&id) {
             self.doc.generations[g].scores.insert(id.clone(), score);
         }
-        Ok(id)
+        Ok(())
     }
 }
 
 impl SessionDoc {
+    /// `t3 (test_x.py)`, or the bare id of a test the session does not have.
+    pub fn named(&self, t: &TestId) -> String {
+        self.tests
+            .get(t)
+            .map_or_else(|| t.clone(), |c| format!("{t} ({})", c.name))
+    }
+
     /// The tests going to generation `g`'s crossover: the selected ones, as the acts that
     /// count have changed them.
     pub fn parents(&self, g: usize) -> Vec<TestId> {
@@ -331,6 +414,7 @@ impl SessionDoc {
                 ActKind::Veto { .. }
                     | ActKind::Unveto { .. }
                     | ActKind::Edit { .. }
+                    | ActKind::Repair { .. }
                     | ActKind::Add { .. }
                     | ActKind::Pin { .. }
                     | ActKind::Unpin { .. }

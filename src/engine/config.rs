@@ -262,6 +262,10 @@ pub struct RunConfig {
     /// Which of the paper's systems the run is (`--method`).
     #[serde(default, skip_serializing_if = "is_evootter")]
     pub method: Method,
+    /// e-Otter's most critic-and-repair calls per test (`--repair-rounds`); `Some` exactly
+    /// when the method is e-Otter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair_rounds: Option<usize>,
     /// The preset the run was made with (`--preset`), and what it set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<PresetUse>,
@@ -315,6 +319,7 @@ impl Default for RunConfig {
             budget_usd: None,
             mutant_kinds: None,
             method: Method::Evootter,
+            repair_rounds: None,
             preset: None,
         }
     }
@@ -334,6 +339,11 @@ pub enum Method {
     RuleSelect,
     /// One model call picks one of the candidates, from their sources and `c_old` logs.
     LlmSelect,
+    /// e-Otter, the paper's repair baseline (Table II): each test runs on `c_old`, a critic
+    /// judges whether it fails for the issue's reason and, while it does not, the model
+    /// repairs it from its log, up to `repair_rounds` calls per test; the Otter rules pick
+    /// among the repaired tests when there are several.
+    Eotter,
 }
 
 cli_enum!(Method, "method", [
@@ -341,6 +351,7 @@ cli_enum!(Method, "method", [
     "basebrt" => Method::Basebrt,
     "rule-select" => Method::RuleSelect,
     "llm-select" => Method::LlmSelect,
+    "eotter" => Method::Eotter,
 ]);
 
 impl Method {
@@ -356,9 +367,15 @@ impl Method {
             Method::Basebrt => "one test from the issue, nothing selected, no mutant",
             Method::RuleSelect => "the Otter rules pick one candidate, no mutant",
             Method::LlmSelect => "one model call picks one candidate, no mutant",
+            Method::Eotter => {
+                "a critic judges each test's c_old run, the model repairs it, no mutant"
+            }
         }
     }
 }
+
+/// e-Otter's calls per test (paper Sec. III-D: "up to 10 LLM calls to repair each test").
+pub const DEFAULT_REPAIR_ROUNDS: usize = 10;
 
 fn is_evootter(m: &Method) -> bool {
     *m == Method::Evootter

@@ -166,6 +166,15 @@ pub enum Event {
         names: Vec<String>,
         parents: Vec<TestId>,
     },
+    /// e-Otter's critic judged `test` (round `round` of its loop, from 1) and, when it
+    /// rejected it, the model's repair joined the session as `repaired`.
+    Critiqued {
+        test: TestId,
+        round: usize,
+        accepted: bool,
+        reason: String,
+        repaired: Option<TestId>,
+    },
 }
 
 impl From<&RetryNotice> for Event {

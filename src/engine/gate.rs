@@ -234,6 +234,9 @@ fn is_users(doc: &SessionDoc, g: usize, t: &TestId) -> bool {
         doc.tests.get(t).map(|c| &c.origin),
         Some(Origin::UserWritten { generation } | Origin::UserEdited { generation, .. })
             if *generation == g
+    ) || matches!(
+        doc.tests.get(t).map(|c| &c.origin),
+        Some(Origin::Repaired { generation: Some(generation), .. }) if *generation == g
     )
 }
 
@@ -296,7 +299,7 @@ impl Fold {
                 }
                 // A parent's edit takes its place; a dropped or vetoed test's edit goes on
                 // beside the parents (the user rescued it).
-                ActKind::Edit { test, new_test } => {
+                ActKind::Edit { test, new_test } | ActKind::Repair { test, new_test, .. } => {
                     match f.going_on.iter().position(|t| t == test) {
                         Some(i) => f.going_on[i] = new_test.clone(),
                         None if !f.going_on.contains(new_test) => f.going_on.push(new_test.clone()),

@@ -238,7 +238,7 @@ impl Engine {
     }
 
     /// What the model sees of each test: its source and its output on `c_old`.
-    fn test_views(&self, ids: &[TestId]) -> Vec<serde_json::Value> {
+    pub(super) fn test_views(&self, ids: &[TestId]) -> Vec<serde_json::Value> {
         ids.iter()
             .map(|t| {
                 let log = self

@@ -2,7 +2,7 @@
 //! it learned in the session document, saves it, and moves the phase on:
 //!
 //! ```text
-//! Localize -> Contextualize -> Generate -> Mutate
+//! Localize -> Contextualize -> Generate -> Mutate [-> Repair, e-Otter only]
 //!   -> Execute(0) -> Select(0) -> Crossover(0) -> Execute(1) -> Select(1) -> Crossover(1) -> ...
 //!   -> Select(n) -> Evaluate -> Done
 //! ```
@@ -105,6 +105,16 @@ pub(super) struct StepProgress {
     total: usize,
     kills: usize,
     timeouts: usize,
+}
+
+impl StepProgress {
+    /// Nothing done yet of `total` executions.
+    pub(super) fn over(total: usize) -> Self {
+        Self {
+            total,
+            ..Default::default()
+        }
+    }
 }
 
 /// One execution waiting to run.
@@ -229,6 +239,7 @@ impl Engine {
             Phase::Contextualize => self.step_contextualize().await,
             Phase::Generate => self.step_generate().await,
             Phase::Mutate => self.step_mutate(),
+            Phase::Repair => self.step_repair().await,
             Phase::Execute { generation } => self.step_execute(generation).await,
             Phase::Select { generation } => self.step_select(generation).await,
             Phase::Crossover { generation } => self.step_crossover(generation).await,
@@ -272,8 +283,12 @@ impl Engine {
         // pool, and so no mutant executed.
         if !self.doc.config.method.mutates() {
             self.doc.pool = Some(mutate::MutantPool::default());
-            let tests = self.doc.initial_population.clone();
-            self.start_generation(0, tests);
+            if self.doc.config.method == super::config::Method::Eotter {
+                self.doc.phase = Phase::Repair;
+            } else {
+                let tests = self.doc.initial_population.clone();
+                self.start_generation(0, tests);
+            }
             return Ok(());
         }
         let cfg = &self.doc.config;
@@ -361,7 +376,7 @@ impl Engine {
     }
 
     /// Open generation `index` with `tests`, or finish when one test is left.
-    fn start_generation(&mut self, index: usize, tests: Vec<TestId>) {
+    pub(super) fn start_generation(&mut self, index: usize, tests: Vec<TestId>) {
         if tests.len() <= 1 {
             self.doc.final_test = tests.first().cloned();
             self.doc.phase = self.after_final();
@@ -594,7 +609,7 @@ impl Engine {
             .ok_or_else(|| EngineError::State(format!("generation {index} was never started")))
     }
 
-    fn test_file(&self, test: &TestId) -> FileOverride {
+    pub(super) fn test_file(&self, test: &TestId) -> FileOverride {
         let c = &self.doc.tests[test];
         FileOverride {
             rel_path: c.rel_path.clone(),
@@ -894,7 +909,7 @@ impl Engine {
     /// stops the run at once, naming it (its `c_old` runs measured the environment, so they
     /// are not kept: a resume after the fix runs them again); with `--keep-going` the run goes
     /// on and the session and report say so.
-    fn check_environment(&mut self, tests: &[TestId]) -> Result<(), EngineError> {
+    pub(super) fn check_environment(&mut self, tests: &[TestId]) -> Result<(), EngineError> {
         let Some(broken) = super::environment::broken(&self.doc, tests) else {
             return Ok(());
         };
@@ -1315,10 +1330,7 @@ impl Engine {
                 });
             }
         }
-        let mut progress = StepProgress {
-            total: jobs.len(),
-            ..Default::default()
-        };
+        let mut progress = StepProgress::over(jobs.len());
         self.run_jobs(None, jobs, &mut progress).await?;
         for t in &tests {
             let old = self.doc.execution(t, &Target::Old).map(|e| e.outcome);
@@ -1355,6 +1367,7 @@ fn step_name(p: &Phase) -> &'static str {
         Phase::Contextualize => "contextualize",
         Phase::Generate => "generate",
         Phase::Mutate => "mutate",
+        Phase::Repair => "repair",
         Phase::Execute { .. } => "execute",
         Phase::Select { .. } => "select",
         Phase::Crossover { .. } => "crossover",

@@ -22,6 +22,7 @@ mod llm_steps;
 pub mod machine;
 pub mod pair;
 pub mod reach;
+pub mod repair;
 pub mod report;
 pub mod selection;
 pub mod session;

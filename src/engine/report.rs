@@ -119,6 +119,10 @@ pub fn report(doc: &SessionDoc) -> Value {
     if let Some(e) = &doc.environment_error {
         r["environment_error"] = json!(e);
     }
+    if !doc.repairs.is_empty() {
+        r["repair_rounds"] = json!(doc.config.repair_rounds);
+        r["repairs"] = doc.repairs.iter().map(|c| repair_chain(doc, c)).collect();
+    }
     if !doc.acts.is_empty() {
         r["acts"] = json!(doc.acts);
         let parents: BTreeMap<usize, &Vec<TestId>> = doc
@@ -159,6 +163,26 @@ pub fn report(doc: &SessionDoc) -> Value {
         r["f2p_in_initial_population"] = json!(pool_f2p);
     }
     r
+}
+
+/// One e-Otter loop as report.json holds it: each round's verdict and what it made, how the
+/// loop ended, and (after an evaluation) whether its first and last tests are F2P.
+fn repair_chain(doc: &SessionDoc, c: &RepairChain) -> Value {
+    let f2p = |t: &TestId| doc.evaluation.get(t).map(|f| f.f2p);
+    json!({
+        "start": c.start,
+        "test": c.current(),
+        "end": c.end,
+        "calls": c.rounds.len(),
+        "rounds": c.rounds.iter().map(|r| json!({
+            "test": r.test,
+            "accepted": r.accepted,
+            "reason": r.reason,
+            "repaired": r.repaired,
+        })).collect::<Vec<_>>(),
+        "start_f2p": f2p(&c.start),
+        "f2p": f2p(c.current()),
+    })
 }
 
 /// One generation as report.json holds it: its population and matrix's shape, what selection
@@ -264,7 +288,7 @@ fn test(doc: &SessionDoc, c: &Candidate) -> Value {
                "f2p": doc.evaluation.get(&c.id).map(|f| f.f2p)});
     if matches!(
         c.origin,
-        Origin::UserWritten { .. } | Origin::UserEdited { .. }
+        Origin::UserWritten { .. } | Origin::UserEdited { .. } | Origin::Repaired { .. }
     ) {
         v["origin"] = json!(c.origin);
     }

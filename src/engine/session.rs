@@ -52,6 +52,65 @@ pub enum Origin {
     UserWritten { generation: usize },
     /// The user's edit of `from` at the gate before `generation`'s crossover.
     UserEdited { generation: usize, from: TestId },
+    /// The model's repair of `from` after the critic rejected it: in round `round` (from 1)
+    /// of e-Otter's loop, or, with `generation`, asked by the user at that gate.
+    Repaired {
+        from: TestId,
+        round: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        generation: Option<usize>,
+    },
+}
+
+/// One call of e-Otter's critic on a test's `c_old` run (`engine::repair`): its verdict and,
+/// when it rejected the test, the repaired test it wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepairRound {
+    /// The test judged (its `c_old` run is the log before).
+    pub test: TestId,
+    /// Whether the critic found it failing for the reason the issue describes.
+    pub accepted: bool,
+    /// The critic's reason, in its words.
+    pub reason: String,
+    /// The repaired test (its `c_old` run is the log after); `None` when accepted, or when
+    /// the reply held no usable test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<TestId>,
+    /// The call's index in `SessionDoc::llm_calls`.
+    pub call: usize,
+}
+
+/// How a test's repair loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepairEnd {
+    /// The critic accepted the last test.
+    Accepted,
+    /// Every round was spent; the last repair is the chain's test, never judged.
+    Exhausted,
+    /// A reply the loop could not use (no verdict, or a rejection without a test).
+    Unusable,
+}
+
+/// e-Otter's loop over one test of the initial population: its rounds in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepairChain {
+    pub start: TestId,
+    pub rounds: Vec<RepairRound>,
+    /// `None` while the loop goes on (a run stopped in the middle resumes it here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<RepairEnd>,
+}
+
+impl RepairChain {
+    /// The test the chain stands at: the last repair, or the start.
+    pub fn current(&self) -> &TestId {
+        self.rounds
+            .iter()
+            .rev()
+            .find_map(|r| r.repaired.as_ref())
+            .unwrap_or(&self.start)
+    }
 }
 
 impl ActKind {
@@ -61,6 +120,9 @@ impl ActKind {
             ActKind::Veto { test } => format!("vetoed {test}"),
             ActKind::Unveto { test } => format!("took back the veto of {test}"),
             ActKind::Edit { test, new_test } => format!("edited {test} into {new_test}"),
+            ActKind::Repair { test, new_test, .. } => {
+                format!("had the model repair {test} into {new_test}")
+            }
             ActKind::Add { new_test } => format!("added {new_test}"),
             ActKind::Pin { test } => format!("pinned {test} as the final test"),
             ActKind::Unpin { test } => format!("took back the pin of {test}"),
@@ -97,6 +159,13 @@ pub enum ActKind {
     Unveto { test: TestId },
     /// `new_test` (the edit, run like any test) goes to crossover in place of `test`.
     Edit { test: TestId, new_test: TestId },
+    /// The model's repair of `test` (asked by the user, one call judging its `c_old` run)
+    /// goes to crossover in place of it, as an edit does; `reason` is the critic's.
+    Repair {
+        test: TestId,
+        new_test: TestId,
+        reason: String,
+    },
     /// The user's own test goes to crossover too.
     Add { new_test: TestId },
     /// The run ends with this test as its final test.
@@ -428,6 +497,8 @@ pub enum Phase {
     /// The initial population from the model (no `--initial-tests` given).
     Generate,
     Mutate,
+    /// e-Otter's critic-and-repair loop over the initial population (`--method eotter`).
+    Repair,
     Execute {
         generation: usize,
     },
@@ -448,6 +519,7 @@ impl std::fmt::Display for Phase {
             Phase::Contextualize => write!(f, "contextualize"),
             Phase::Generate => write!(f, "generate"),
             Phase::Mutate => write!(f, "mutate"),
+            Phase::Repair => write!(f, "repair"),
             Phase::Execute { generation } => write!(f, "execute (generation {generation})"),
             Phase::Select { generation } => write!(f, "select (generation {generation})"),
             Phase::Crossover { generation } => write!(f, "crossover (generation {generation})"),
@@ -509,6 +581,9 @@ pub struct SessionDoc {
     /// before witnesses existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witnesses: Option<Witnesses>,
+    /// e-Otter's loops (`--method eotter`), one per test of the initial population.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<RepairChain>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -284,6 +284,7 @@ pub fn new_session(
         base_brt: None,
         acts: vec![],
         witnesses: None,
+        repairs: vec![],
     })
 }
 

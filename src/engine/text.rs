@@ -63,6 +63,9 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
     if let Some(p) = &doc.config.preset {
         w!(out, "preset {p}");
     }
+    for line in crate::engine::repair::chain_lines(doc) {
+        w!(out, "{line}");
+    }
     if let Some(kinds) = &doc.config.mutant_kinds {
         let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         w!(out, "mutant kinds: only {}", names.join(", "));

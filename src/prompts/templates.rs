@@ -42,10 +42,11 @@ pub enum PromptKind {
     MorphIssue,
     SelectHalf,
     Crossover,
+    Repair,
 }
 
 impl PromptKind {
-    pub const ALL: [PromptKind; 10] = [
+    pub const ALL: [PromptKind; 11] = [
         PromptKind::LocalizeFiles,
         PromptKind::LocalizeFunctions,
         PromptKind::LocalizeRefine,
@@ -56,6 +57,7 @@ impl PromptKind {
         PromptKind::MorphIssue,
         PromptKind::SelectHalf,
         PromptKind::Crossover,
+        PromptKind::Repair,
     ];
 
     /// The snake_case name, equal to the serde name and the template's file stem.
@@ -71,6 +73,7 @@ impl PromptKind {
             PromptKind::MorphIssue => "morph_issue",
             PromptKind::SelectHalf => "select_half",
             PromptKind::Crossover => "crossover",
+            PromptKind::Repair => "repair",
         }
     }
 
@@ -101,6 +104,7 @@ impl PromptKind {
             PromptKind::MorphIssue => builtin!("morph_issue"),
             PromptKind::SelectHalf => builtin!("select_half"),
             PromptKind::Crossover => builtin!("crossover"),
+            PromptKind::Repair => builtin!("repair"),
         }
     }
 }

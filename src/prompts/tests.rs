@@ -55,6 +55,9 @@ fn context(kind: PromptKind) -> serde_json::Value {
         PromptKind::MorphIssue => json!({"issue": ISSUE, "style": "dropCode"}),
         PromptKind::SelectHalf => json!({"issue": ISSUE, "tests": tests_ctx(), "k": 1}),
         PromptKind::Crossover => json!({"issue": ISSUE, "tests": tests_ctx(), "n": 4}),
+        PromptKind::Repair => json!({"issue": ISSUE, "test": {
+            "id": "t1", "name": "test_a.py", "source": "def test_a():\n    assert parse_expr('2-3-4') == -5",
+            "log": "E   assert 3 == -5"}}),
     }
 }
 

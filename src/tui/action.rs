@@ -66,6 +66,9 @@ pub enum Action {
     /// Add a test from a file: its path is asked first.
     AddFile,
     Pin,
+    /// Ask the model to repair the selected test from its `c_old` log (e-Otter's critic, one
+    /// call): a rejection's repair takes its place as an edit does.
+    Repair,
     Undo,
     /// Gives back what the last undo took (until a new act).
     Redo,

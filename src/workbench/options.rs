@@ -180,6 +180,8 @@ pub struct RunOptions {
     pub budget_usd: Option<f64>,
     /// Which of the paper's systems (`--method`); `None`: EvoOtter.
     pub method: Option<crate::engine::Method>,
+    /// e-Otter's most critic-and-repair calls per test (`--repair-rounds`).
+    pub repair_rounds: Option<usize>,
     /// Only mutants of these kinds (`--mutant-kinds`); `None`: every kind.
     pub mutant_kinds: Option<Vec<crate::mutate::MutantKind>>,
     /// A method in one word (`--preset paper`): sets the options not given here.
@@ -245,6 +247,7 @@ impl Default for RunOptions {
             budget_usd: None,
             mutant_kinds: None,
             method: None,
+            repair_rounds: None,
             preset: None,
         }
     }

@@ -189,6 +189,7 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         budget_usd: a.budget_usd.map(check_budget).transpose()?,
         mutant_kinds: a.mutant_kinds.clone(),
         method,
+        repair_rounds: repair_rounds(a, method)?,
         preset: chosen.preset,
         // The machine's part, filled by the probe.
         jobs: base.jobs,
@@ -229,14 +230,17 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
 
 /// A run whose selection or crossover is the model's has one.
 fn check_model(config: &RunConfig) -> Result<(), RequestError> {
-    let needs_model =
-        config.selection == SelectionStrategy::Llm || config.crossover == CrossoverStrategy::Llm;
+    let needs_model = config.selection == SelectionStrategy::Llm
+        || config.crossover == CrossoverStrategy::Llm
+        || config.method == Method::Eotter;
     ensure!(
         !needs_model || config.llm.is_some(),
         "{} a model: pass --llm anthropic, --llm openai (with --base-url for a compatible \
          server) or --llm scripted:FILE",
         if config.method == Method::LlmSelect {
             "--method llm-select needs"
+        } else if config.method == Method::Eotter {
+            "--method eotter (its critic and repairs) needs"
         } else {
             "--selection llm and --crossover llm need"
         }
@@ -270,6 +274,9 @@ fn system(
             ));
         }
         (Method::Basebrt, _) => 1,
+        // As in the paper's Table II: the one test BaseBRT writes from the issue, unless
+        // --tests asks for more (each repaired on its own, then picked by the rules).
+        (Method::Eotter, None) => 1,
         _ => tests,
     };
     let selection = if m == Method::LlmSelect {
@@ -278,6 +285,24 @@ fn system(
         SelectionStrategy::Otter
     };
     Ok((m, tests, selection, Some(CrossoverStrategy::None)))
+}
+
+/// e-Otter's calls per test: `Some` exactly for `--method eotter`.
+fn repair_rounds(a: &RunOptions, m: Method) -> Result<Option<usize>, RequestError> {
+    match (m, a.repair_rounds) {
+        (Method::Eotter, Some(0)) => Err(invalid!(
+            "--repair-rounds must be at least 1: each round is one call that judges the test \
+             and repairs it"
+        )),
+        (Method::Eotter, n) => Ok(Some(
+            n.unwrap_or(crate::engine::config::DEFAULT_REPAIR_ROUNDS),
+        )),
+        (_, Some(n)) => Err(invalid!(
+            "--repair-rounds {n} is e-Otter's (the critic-and-repair loop); add --method eotter \
+             or drop it"
+        )),
+        (_, None) => Ok(None),
+    }
 }
 
 /// The options a preset may set, as the command line, the preset and the defaults decide them.
@@ -794,6 +819,55 @@ mod tests {
             "a named model crosses over only under EvoOtter"
         );
         assert_eq!(resolve(&a, None).unwrap().config.method, Method::Evootter);
+    }
+
+    #[test]
+    fn eotter_repairs_one_test_from_the_issue_up_to_ten_calls_unless_told() {
+        let a = RunOptions {
+            method: Some(Method::Eotter),
+            llm: Some("anthropic".into()),
+            tests: None,
+            ..every_input()
+        };
+        let c = resolve(&a, None).unwrap().config;
+        assert_eq!((c.tests, c.repair_rounds), (1, Some(10)));
+        assert_eq!(
+            (c.selection, c.crossover),
+            (SelectionStrategy::Otter, CrossoverStrategy::None)
+        );
+        let more = RunOptions {
+            tests: Some(8),
+            repair_rounds: Some(3),
+            ..a.clone()
+        };
+        let c = resolve(&more, None).unwrap().config;
+        assert_eq!((c.tests, c.repair_rounds), (8, Some(3)));
+        let e = |o: RunOptions| resolve(&o, None).unwrap_err().to_string();
+        assert!(
+            e(RunOptions {
+                llm: None,
+                ..a.clone()
+            })
+            .starts_with("--method eotter (its critic and repairs) needs a model"),
+            "{}",
+            e(RunOptions {
+                llm: None,
+                ..a.clone()
+            })
+        );
+        assert!(
+            e(RunOptions {
+                repair_rounds: Some(0),
+                ..a.clone()
+            })
+            .contains("at least 1")
+        );
+        let not_eotter = RunOptions {
+            method: None,
+            repair_rounds: Some(3),
+            ..a
+        };
+        assert!(e(not_eotter).contains("add --method eotter"));
     }
 
     /// An option that ranks nothing in this run is named, with why.

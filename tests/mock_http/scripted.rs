@@ -61,6 +61,7 @@ const MARKERS: &[(&str, &str)] = &[
     ("Write a pytest test file that reproduces", "generate"),
     ("parent tests meant to reproduce it", "crossover"),
     ("candidate tests meant to reproduce it", "select"),
+    ("First judge the test as a critic would", "repair"),
 ];
 
 pub fn step_of(prompt: &str) -> Option<&'static str> {
@@ -135,12 +136,25 @@ pub fn reply(wire: Wire, body: &serde_json::Value, text: &str, prompt_chars: usi
 /// Serve `script` over `wire`. A request whose step has no reply left, or whose prompt lacks
 /// the entry's `match`, gets a 400 that says so (the run then stops naming the step).
 pub async fn serve_script(script: &Path, wire: Wire) -> MockServer {
+    serve_script_stalling(script, wire, None).await
+}
+
+/// As [`serve_script`], but a request whose prompt contains `stall` is never answered (the
+/// client waits, as on a slow provider, until it is killed).
+pub async fn serve_script_stalling(
+    script: &Path,
+    wire: Wire,
+    stall: Option<&'static str>,
+) -> MockServer {
     // The very replay rule of `--llm scripted:`: the first unused reply of the step whose
     // `match` fits the prompt.
     let model = ScriptedModel::from_file(script).unwrap();
     MockServer::start_with(Arc::new(move |req: &Seen, _| {
         let body = req.json();
         let prompt = prompt_text(&body);
+        if stall.is_some_and(|s| prompt.contains(s)) {
+            return super::Canned::Stall(std::time::Duration::from_secs(600));
+        }
         let Some(step) = step_of(&prompt) else {
             return error(wire, "mock: no known step in this prompt".into());
         };

@@ -10,9 +10,11 @@
 
 mod code;
 mod lists;
+mod verdict;
 
 pub use self::code::{extract_python_blocks, parse_imports, parse_tests};
 pub use lists::{parse_focal, parse_id_list, parse_paths, parse_single_path};
+pub use verdict::{Verdict, parse_verdict};
 
 /// One test file taken from a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

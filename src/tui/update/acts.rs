@@ -13,7 +13,10 @@ pub(super) fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
     if !s.allowed(&action) {
         return;
     }
-    let on_a_test = matches!(action, Action::Veto | Action::Pin | Action::Edit);
+    let on_a_test = matches!(
+        action,
+        Action::Veto | Action::Pin | Action::Edit | Action::Repair
+    );
     let selected = if matches!(s.screen, Screen::Grid | Screen::Pair | Screen::Why) {
         let Some(grid) = s.grid() else { return };
         match s.at_gate() {
@@ -50,6 +53,12 @@ pub(super) fn act(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
                 ActRequest::Veto { test }
             };
             fx.push(Effect::Send(Command::Act(act)))
+        }
+        (Action::Repair, Some(test)) => {
+            s.say(format!(
+                "asking the model to judge {test}'s c_old run and repair it (one call)"
+            ));
+            fx.push(Effect::Send(Command::Act(ActRequest::Repair { test })))
         }
         // The pin key on the pinned test takes its pin back.
         (Action::Pin, Some(test))

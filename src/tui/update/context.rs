@@ -68,12 +68,15 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
         | Action::Add
         | Action::AddFile
         | Action::Pin
+        | Action::Repair
         | Action::Undo
         | Action::Redo => read_only().or_else(|| match s.at_gate() {
             None => Some("acts wait for the gate before a crossover (`r` runs to it)".into()),
             Some(g)
-                if matches!(a, Action::Veto | Action::Edit | Action::Pin)
-                    && matches!(s.screen, Screen::Grid | Screen::Pair | Screen::Why)
+                if matches!(
+                    a,
+                    Action::Veto | Action::Edit | Action::Pin | Action::Repair
+                ) && matches!(s.screen, Screen::Grid | Screen::Pair | Screen::Why)
                     && s.grid().is_some_and(|grid| grid.generation != g) =>
             {
                 Some(format!(
@@ -82,6 +85,9 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
                     s.grid().map_or(0, |grid| grid.generation)
                 ))
             }
+            Some(_) if *a == Action::Repair && s.doc.config.llm.is_none() => Some(
+                "a repair asks the model, and this session has none (start it with --llm)".into(),
+            ),
             Some(g) if *a == Action::Undo && !s.doc.can_undo(g) => {
                 Some("nothing to undo at this gate".into())
             }

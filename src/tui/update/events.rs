@@ -187,6 +187,7 @@ pub(super) fn on_event(s: &mut State, e: Event) {
             };
             match &act.kind {
                 crate::engine::ActKind::Edit { new_test, .. }
+                | crate::engine::ActKind::Repair { new_test, .. }
                 | crate::engine::ActKind::Add { new_test } => {
                     s.watch_new_test = Some(new_test.clone());
                     // Once the session holds the act (this report may come before the

@@ -199,6 +199,7 @@ fn apply(s: &mut State, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Veto
         | Action::Pin
+        | Action::Repair
         | Action::Undo
         | Action::Redo
         | Action::Edit

@@ -1102,3 +1102,34 @@ fn brackets_switch_the_grids_generation_and_its_cells() {
     update(&mut s, Action::NextGeneration);
     assert_eq!(s.generation, None, "back at the newest, it follows again");
 }
+
+#[test]
+fn the_repair_key_asks_the_model_for_the_selected_test_only_when_there_is_one() {
+    let mut d = doc();
+    d.phase = Phase::Crossover { generation: 0 };
+    d.acts.clear();
+    let sent = |d: &SessionDoc| {
+        let mut s = State::new(Arc::new(d.clone()), false, 40);
+        let paused: Action = serde_json::from_str(
+            r#"{"action": "event", "event": {"event": "paused", "generation": 0}}"#,
+        )
+        .unwrap();
+        let mut fx = update(&mut s, paused);
+        fx.extend(update(&mut s, Action::Curate));
+        fx.extend(update(&mut s, Action::Repair));
+        let commands: Vec<Command> = fx
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Send(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        (commands, s.curate_list()[0].clone(), s.messages.clone())
+    };
+    let (none, _, said) = sent(&d);
+    assert!(none.is_empty(), "{none:?}");
+    assert!(format!("{said:?}").contains("--llm"), "{said:?}");
+    d.config.llm = Some("scripted:replies.json".into());
+    let (commands, first, _) = sent(&d);
+    assert_eq!(commands, [Command::Act(ActRequest::Repair { test: first })]);
+}

@@ -235,6 +235,12 @@ pub(super) fn origin_words(o: &Origin) -> String {
         Origin::Crossover { parents, .. } => format!("offspring of {}", parents.join("+")),
         Origin::UserWritten { .. } => "yours".into(),
         Origin::UserEdited { from, .. } => format!("your edit of {from}"),
+        Origin::Repaired {
+            from,
+            generation: Some(_),
+            ..
+        } => format!("repair of {from} (yours)"),
+        Origin::Repaired { from, round, .. } => format!("repair of {from} (round {round})"),
     }
 }
 

@@ -365,6 +365,7 @@ pub fn footer_offers(s: &State, keymap: &crate::tui::keymap::Keymap) -> Vec<Offe
                     | Action::Edit
                     | Action::Add
                     | Action::Pin
+                    | Action::Repair
                     | Action::Undo
                     | Action::Redo
             ))

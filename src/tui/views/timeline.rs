@@ -60,6 +60,20 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
             t.style(Role::Kept),
         ));
     }
+    // e-Otter's loops: each round's verdict, reason, and the runs before and after.
+    let width = usize::from(area.width.saturating_sub(2));
+    for l in crate::engine::repair::chain_lines(&s.doc) {
+        let (style, first, rest) = if l.starts_with("repair of") {
+            (t.style(Role::Header), "", "  ")
+        } else if l.trim_start().starts_with('"') {
+            (t.style(Role::Dim), "", "     ")
+        } else {
+            (t.style(Role::Text), "", "     ")
+        };
+        for row in hanging(&l, first, rest, width) {
+            lines.push(Line::styled(row, style));
+        }
+    }
     for g in &s.doc.generations {
         let current = Some(g.index) == shown;
         let head = format!(
