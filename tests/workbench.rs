@@ -905,6 +905,20 @@ async fn a_repair_at_the_gate_replaces_the_test_as_an_edit_does_with_undo_and_re
         "{e:?}"
     );
     assert_eq!(wb.snapshot().llm_calls.len(), 2, "the call is accounted");
+    // A model that cannot answer (here: no reply recorded for t3) fails the act alone; the
+    // session stays at the gate and takes the next act.
+    wb.send(Command::Act(ActRequest::Repair { test: "t3".into() }));
+    let e = until(&mut wb, "a refusal", |e| {
+        matches!(e, Event::ActRefused { .. })
+    })
+    .await;
+    assert!(
+        format!("{e:?}").contains("no repair of t3, nothing changed"),
+        "{e:?}"
+    );
+    wb.send(Command::Act(ActRequest::Veto { test: "t1".into() }));
+    until(&mut wb, "the veto", |e| matches!(e, Event::Acted { .. })).await;
+    assert_eq!(wb.snapshot().parents(0), [new_test]);
     wb.send(Command::Cancel);
     while wb.next_event().await.is_some() {}
 }

@@ -214,7 +214,15 @@ impl Engine {
             _ => 1,
         };
         self.run_on_old(std::slice::from_ref(&test)).await?;
-        let r = self.critique(&test, round, Some(g)).await?;
+        // A model that cannot answer (unreachable, a script without this reply, a budget)
+        // fails this act only: the session stays at the gate as it was.
+        let r = match self.critique(&test, round, Some(g)).await {
+            Ok(r) => r,
+            Err(e @ (EngineError::Llm { .. } | EngineError::Budget(_))) => {
+                return refused(format!("no repair of {test}, nothing changed: {e}"));
+            }
+            Err(e) => return Err(e.into()),
+        };
         // The call is the session's whatever comes of it (its cost, the Model screen).
         self.save()?;
         let Some(new_test) = r.repaired else {

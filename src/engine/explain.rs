@@ -270,6 +270,11 @@ impl<'a> Cut<'a> {
                     notes.push(format!("edited by you into {into}"))
                 }
             }
+            Fate::Repaired => {
+                if let Some(into) = self.gate.edited_into(t) {
+                    notes.push(format!("repaired by the model into {into}, as you asked"))
+                }
+            }
             _ => {}
         }
         format!("{t} ({})", notes.join(", "))

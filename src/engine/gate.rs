@@ -19,6 +19,8 @@ pub enum Fate {
     Vetoed,
     /// Replaced by the user's edit of it.
     Edited,
+    /// Replaced by the model's repair of it, which the user asked for.
+    Repaired,
     /// The user's own test (written or edited), going on.
     Yours,
     /// The user's own test whose add or edit was undone: it ran, but it does not go on.
@@ -35,6 +37,7 @@ impl Fate {
             Fate::Dropped => "dropped",
             Fate::Vetoed => "vetoed (you)",
             Fate::Edited => "edited (you)",
+            Fate::Repaired => "repaired (you)",
             Fate::Yours => "yours, goes on",
             Fate::Withdrawn => "undone (you)",
             Fate::Pinned => "pinned (you)",
@@ -42,12 +45,14 @@ impl Fate {
     }
 
     /// One character for the grid's row header, the Curate list and `show` (text only, as
-    /// in a snapshot): `+` goes on, `x` vetoed, `e` edited away, `P` pinned, `u` withdrawn.
+    /// in a snapshot): `+` goes on, `x` vetoed, `e` edited away, `r` repaired away, `P`
+    /// pinned, `u` withdrawn.
     pub fn mark(self) -> char {
         match self {
             Fate::Kept | Fate::Yours => '+',
             Fate::Vetoed => 'x',
             Fate::Edited => 'e',
+            Fate::Repaired => 'r',
             Fate::Pinned => 'P',
             Fate::Withdrawn => 'u',
             Fate::Pending | Fate::Dropped => ' ',
@@ -306,7 +311,14 @@ impl Fold {
                         None => {}
                     }
                     f.edits.push((test.clone(), new_test.clone()));
-                    f.last.insert(test.clone(), Fate::Edited);
+                    f.last.insert(
+                        test.clone(),
+                        if matches!(a.kind, ActKind::Repair { .. }) {
+                            Fate::Repaired
+                        } else {
+                            Fate::Edited
+                        },
+                    );
                 }
                 ActKind::Add { new_test } => {
                     if !f.going_on.contains(new_test) {

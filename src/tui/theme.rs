@@ -94,7 +94,7 @@ impl Role {
         match fate {
             Fate::Kept | Fate::Yours | Fate::Pinned => Role::Kept,
             Fate::Vetoed => Role::Vetoed,
-            Fate::Dropped | Fate::Edited | Fate::Withdrawn => Role::Dropped,
+            Fate::Dropped | Fate::Edited | Fate::Repaired | Fate::Withdrawn => Role::Dropped,
             Fate::Pending => Role::Text,
         }
     }

@@ -197,7 +197,9 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
         test_dir: base.test_dir,
         pass_env: vec![],
     };
-    check_model(&config)?;
+    // An instance with recorded replies answers the model's steps when it starts from them.
+    let recorded = inst.is_some_and(|i| i.llm_script.is_some());
+    check_model(&config, recorded)?;
     Ok(Resolved {
         config,
         repo,
@@ -228,21 +230,27 @@ pub fn resolve(a: &RunOptions, inst: Option<&Instance>) -> Result<Resolved, Requ
     })
 }
 
-/// A run whose selection or crossover is the model's has one.
-fn check_model(config: &RunConfig) -> Result<(), RequestError> {
+/// A run whose selection or crossover is the model's has one. `recorded`: the instance has
+/// recorded replies (used with `--start basebrt`).
+fn check_model(config: &RunConfig, recorded: bool) -> Result<(), RequestError> {
     let needs_model = config.selection == SelectionStrategy::Llm
         || config.crossover == CrossoverStrategy::Llm
         || config.method == Method::Eotter;
     ensure!(
         !needs_model || config.llm.is_some(),
         "{} a model: pass --llm anthropic, --llm openai (with --base-url for a compatible \
-         server) or --llm scripted:FILE",
+         server) or --llm scripted:FILE{}",
         if config.method == Method::LlmSelect {
             "--method llm-select needs"
         } else if config.method == Method::Eotter {
             "--method eotter (its critic and repairs) needs"
         } else {
             "--selection llm and --crossover llm need"
+        },
+        if recorded {
+            ", or --start basebrt for the instance's recorded replies"
+        } else {
+            ""
         }
     );
     Ok(())

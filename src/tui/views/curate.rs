@@ -82,7 +82,7 @@ pub(super) fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
         notes.push(Line::styled(then, t.style(Role::Text)));
     }
     notes.push(Line::styled(
-        "+ goes on  x vetoed  e edited  P pinned  u undone; kills, then fate",
+        "+ goes on  x vetoed  e edited  r repaired  P pinned  u undone; kills, then fate",
         t.style(Role::Dim),
     ));
     let [rows_area, notes_area] =

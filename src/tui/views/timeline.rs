@@ -33,7 +33,8 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     if s.doc.final_test.is_some() {
         shape.push("1".into());
     }
-    if !shape.is_empty() {
+    // A method without mutants has no such shape to show.
+    if !shape.is_empty() && s.doc.config.method.mutates() {
         lines.push(Line::styled(
             format!("tests x mutants: {}", shape.join("  ->  ")),
             t.style(Role::Title),
@@ -153,11 +154,14 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
                 t.style(Role::Text),
             ));
         }
-        lines.push(Line::styled(
-            "r runs to the first gate (the model's steps, the mutants, generation 0's \
-             executions); n runs one step",
-            t.style(Role::Dim),
-        ));
+        // What to do next, while there is something to do here.
+        if !s.read_only && s.doc.phase != crate::engine::Phase::Done {
+            lines.push(Line::styled(
+                "r runs to the first gate (the model's steps, the mutants, generation 0's \
+                 executions); n runs one step",
+                t.style(Role::Dim),
+            ));
+        }
     }
     let title = format!("Timeline: {}", phase_words(s));
     // The figure of the run under the text, smaller on a small terminal, never gone.
