@@ -187,6 +187,55 @@ fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
         "the caption: {svg}"
     );
 
+    // Three batches (the batch and two copies): side by side, McNemar between every pair, and
+    // every figure with a series per batch.
+    let mut dirs = vec![out.clone()];
+    for copy in ["again", "third"] {
+        let to = dir.path().join(copy);
+        let cp = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&out)
+            .arg(&to)
+            .status()
+            .unwrap();
+        assert!(cp.success());
+        dirs.push(to);
+    }
+    let fig3 = dir.path().join("figures3");
+    let c = bin()
+        .args(["bench", "--compare"])
+        .args(&dirs)
+        .arg("--figures")
+        .arg(&fig3)
+        .args(["--cutoff", "2025-09-29"])
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", text(&c));
+    let cmp = String::from_utf8_lossy(&c.stdout);
+    for pair in ["batch vs again", "batch vs third", "again vs third"] {
+        assert!(
+            cmp.contains(&format!("{pair}: 2 instances")) && cmp.contains("p = 1.0000"),
+            "{pair}: {cmp}"
+        );
+    }
+    let pairs = std::fs::read_to_string(fig3.join("mcnemar.csv")).unwrap();
+    assert_eq!(pairs.lines().count(), 4, "{pairs}");
+    let svg = std::fs::read_to_string(fig3.join("fig4_selection_accuracy.svg")).unwrap();
+    assert_eq!(evootter::bench::figures::series_in_svg(&svg).unwrap(), 3);
+    assert!(fig3.join("table8_cutoff.csv").exists());
+    let bad = bin()
+        .args(["bench", "--summary"])
+        .arg(&out)
+        .args(["--cutoff", "29/09/2025", "--figures"])
+        .arg(&fig3)
+        .output()
+        .unwrap();
+    assert!(
+        !bad.status.success() && text(&bad).contains("is not a date as YYYY-MM-DD"),
+        "{}",
+        text(&bad)
+    );
+
     // The mirrors were only read.
     for name in chosen {
         let bare = repos.join("evootter").join(format!("{name}.git"));

@@ -314,6 +314,13 @@ impl BatchDir {
     }
 }
 
+/// The instance row's `created_at`, kept under `row` in its `instance.json`.
+fn created_at(dir: &Path) -> Option<String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("instance.json")).ok()?).ok()?;
+    v["row"]["created_at"].as_str().map(str::to_string)
+}
+
 fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
     let record: Option<InstanceRecord> = std::fs::read(dir.join("instance.json"))
         .ok()
@@ -389,6 +396,10 @@ fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
             rep,
             record.as_ref().and_then(|r| r.score.as_ref()),
         );
+        if let Some(f) = row.facts.as_mut() {
+            f.final_coverage = row.line.coverage;
+            f.created_at = created_at(dir);
+        }
         for g in rep["generations"].as_array().into_iter().flatten() {
             if g["selected_by"].is_string() {
                 row.cuts += 1;

@@ -6,8 +6,6 @@
 //!   after each crossover (generation 0: the initial population) — the paper's Fig. 6;
 //! - `fig7_f2p_per_instance`: how many instances have k F2P tests in the initial population
 //!   and in the last generation's (after the crossovers) — Fig. 7;
-//! - `table4_evolution`: of the instances whose initial population holds no F2P test, how many
-//!   had one in a later population and how many ended with an F2P final test — Table IV;
 //! - `table9_cuts`: the cuts decided by mutation score, by rescues, by the model, by the Otter
 //!   rules, by chance — Table IX's right columns (for the batch's mutant pool as a whole);
 //! - `fig8_golden_coverage`: per generation, the mean share of the golden patch's deleted
@@ -15,194 +13,18 @@
 //!   deletes or changes a line — Fig. 8 for the lines a fix changes; lines a fix only adds
 //!   exist after the fix, where no generation runs, and are not counted;
 //! - `cost_per_instance`: each instance's cost;
-//! - with two batches, `gained_lost`: instances both, neither, gained and lost.
+//! - with two batches, `gained_lost`: instances both, neither, gained and lost;
+//! - the rest of the paper's tables and figures (Tables II/III, IV, VIII, Figs. 4, 5 and 8 as
+//!   the paper draws it, McNemar's test between every pair): `paper_tables`.
 //!
 //! Read from the instances' reports (each test's F2P verdict is its evaluation against the
 //! golden patch after the run), never from a log.
 
-use plotters::prelude::*;
+pub use super::charts::series_in_svg;
+use super::charts::{Draw, bar_chart, line_chart};
+pub use super::facts::{BatchFacts, InstanceFacts, Table, batch_facts, golden_patch, settings};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// What one finished instance contributes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InstanceFacts {
-    pub id: String,
-    /// Per generation: F2P tests of its population, and its size.
-    pub generations: Vec<(usize, usize)>,
-    pub final_f2p: bool,
-    /// What decided each cut (`mutation`, `rescues`, `llm`, `otter`, `random`).
-    pub cuts: Vec<String>,
-    pub cost_usd: Option<f64>,
-    /// Per generation: the mean share of the golden patch's deleted code lines that its tests
-    /// run on `c_old` (their traced baselines); `None` where nothing can be measured (no
-    /// golden patch, a patch that only adds lines, no traced test).
-    pub coverage: Vec<Option<f64>>,
-}
-
-/// A generation's mean share of `deleted` (the golden patch's deleted code lines, by file)
-/// its tests run on `c_old`, from the reach each test's report entry records (`1, 9, 11-13`,
-/// read as coverage's line lists are).
-fn coverage(
-    report: &serde_json::Value,
-    g: &serde_json::Value,
-    deleted: &BTreeMap<String, Vec<u32>>,
-) -> Option<f64> {
-    let total: usize = deleted.values().map(Vec::len).sum();
-    if total == 0 {
-        return None;
-    }
-    let shares: Vec<f64> = g["tests"]
-        .as_array()?
-        .iter()
-        .filter_map(|t| {
-            let reach = report["tests"][t.as_str()?]["reach"].as_object()?;
-            let covered: usize = deleted
-                .iter()
-                .map(|(file, lines)| {
-                    let ran = reach
-                        .get(file)
-                        .and_then(|r| r.as_str())
-                        .map(super::score::missing_lines)
-                        .unwrap_or_default();
-                    lines.iter().filter(|l| ran.contains(l)).count()
-                })
-                .sum();
-            Some(covered as f64 / total as f64)
-        })
-        .collect();
-    (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
-}
-
-impl InstanceFacts {
-    /// From an instance's `report.json` (what `evootter run` writes beside the session: every
-    /// test's F2P verdict and every generation's population and cut), not from its session,
-    /// which is a hundred times larger.
-    pub fn from_report(id: &str, report: &serde_json::Value, golden: Option<&str>) -> Self {
-        let tests = &report["tests"];
-        let f2p = |t: &serde_json::Value| {
-            t.as_str()
-                .is_some_and(|t| tests[t]["f2p"].as_bool() == Some(true))
-        };
-        let gens = report["generations"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        Self {
-            id: id.to_string(),
-            generations: gens
-                .iter()
-                .map(|g| {
-                    let pop = g["tests"].as_array().cloned().unwrap_or_default();
-                    (pop.iter().filter(|t| f2p(t)).count(), pop.len())
-                })
-                .collect(),
-            final_f2p: report["f2p"]["f2p"].as_bool() == Some(true),
-            cuts: gens
-                .iter()
-                .filter_map(|g| g["selected_by"].as_str().map(str::to_string))
-                .collect(),
-            cost_usd: report["cost_usd"].as_f64(),
-            coverage: {
-                let deleted = golden.map(|p| super::score::patch_lines(p, false));
-                gens.iter()
-                    .map(|g| coverage(report, g, deleted.as_ref()?))
-                    .collect()
-            },
-        }
-    }
-
-    fn initial(&self) -> usize {
-        self.generations.first().map_or(0, |g| g.0)
-    }
-
-    fn last(&self) -> usize {
-        self.generations.last().map_or(0, |g| g.0)
-    }
-}
-
-/// One batch, as its figures read it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchFacts {
-    /// The series' name: the directory's.
-    pub label: String,
-    /// The settings of its runs, for the caption (`selection mutation, fitness brt, n 8, m 20`).
-    pub settings: String,
-    pub instances: Vec<InstanceFacts>,
-}
-
-/// Where a batch keeps an instance's golden patch (beside its checkout, `bench`'s work
-/// directory).
-pub fn golden_patch(batch: &Path, id: &str) -> PathBuf {
-    batch.join(".work").join(id).join("golden.patch")
-}
-
-/// The settings of a run as its report gives them, for a caption.
-pub fn settings(report: &serde_json::Value) -> String {
-    let n = report["generations"][0]["tests"]
-        .as_array()
-        .map_or(0, Vec::len);
-    format!(
-        "selection {}, fitness {}, n {n}, m {}, crossover {}",
-        report["selection"].as_str().unwrap_or("?"),
-        report["fitness"].as_str().unwrap_or("?"),
-        report["mutants_requested"],
-        report["crossover"].as_str().unwrap_or("?")
-    )
-}
-
-/// The facts of finished instances with their settings: the most common settings name the
-/// batch (a batch resumed with others would mix them, and says so).
-pub fn batch_facts(label: String, instances: Vec<(InstanceFacts, String)>) -> BatchFacts {
-    let mut counts = BTreeMap::<&str, usize>::new();
-    for (_, s) in &instances {
-        *counts.entry(s).or_default() += 1;
-    }
-    let mut by_count: Vec<(&str, usize)> = counts.into_iter().collect();
-    by_count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-    let mut settings = by_count
-        .first()
-        .map_or(String::new(), |(s, _)| s.to_string());
-    if by_count.len() > 1 {
-        settings.push_str(" (and others)");
-    }
-    BatchFacts {
-        label,
-        settings,
-        instances: instances.into_iter().map(|(f, _)| f).collect(),
-    }
-}
-
-/// A table: its header and rows, written as CSV.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub fn csv(&self) -> String {
-        let line = |v: &[String]| {
-            v.iter()
-                .map(|c| {
-                    if c.contains([',', '"', '\n']) {
-                        format!("\"{}\"", c.replace('"', "\"\""))
-                    } else {
-                        c.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let mut out = line(&self.header);
-        for r in &self.rows {
-            out.push('\n');
-            out.push_str(&line(r));
-        }
-        out.push('\n');
-        out
-    }
-}
 
 fn s<T: ToString>(v: T) -> String {
     v.to_string()
@@ -268,44 +90,6 @@ pub fn f2p_per_instance(batches: &[BatchFacts]) -> Table {
             "f2p_tests",
             "instances_initial",
             "instances_last_generation",
-        ]
-        .map(s)
-        .to_vec(),
-        rows,
-    }
-}
-
-/// Table IV: of the instances with no F2P test initially, those that had one later and those
-/// that ended F2P.
-pub fn evolution(batches: &[BatchFacts]) -> Table {
-    let rows = batches
-        .iter()
-        .map(|b| {
-            let none: Vec<&InstanceFacts> =
-                b.instances.iter().filter(|i| i.initial() == 0).collect();
-            let later = none
-                .iter()
-                .filter(|i| i.generations.iter().skip(1).any(|g| g.0 > 0))
-                .count();
-            let ended = none.iter().filter(|i| i.final_f2p).count();
-            vec![
-                b.label.clone(),
-                s(b.instances.len()),
-                s(none.len()),
-                s(later),
-                s(ended),
-                format!("{:.4}", share(ended, none.len())),
-            ]
-        })
-        .collect();
-    Table {
-        header: [
-            "batch",
-            "instances",
-            "no_f2p_initially",
-            "f2p_in_a_later_population",
-            "final_test_f2p",
-            "evolution_rate",
         ]
         .map(s)
         .to_vec(),
@@ -426,155 +210,6 @@ pub fn gained_lost(a: &BatchFacts, b: &BatchFacts) -> Table {
 
 // ---- drawing -------------------------------------------------------------------------------
 
-const SIZE: (u32, u32) = (800, 500);
-
-fn colour(i: usize) -> RGBColor {
-    // Colour-blind safe (Okabe-Ito).
-    [
-        RGBColor(0, 114, 178),
-        RGBColor(230, 159, 0),
-        RGBColor(0, 158, 115),
-        RGBColor(204, 121, 167),
-    ][i % 4]
-}
-
-type Draw = Box<dyn std::error::Error>;
-
-/// Every chart's legend (top right) and caption line (below it).
-fn legend_and_caption<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
-    foot: &DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
-    caption: &str,
-) -> Result<(), Draw> {
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    foot.draw_text(
-        caption,
-        &("sans-serif", 12).into_font().color(&BLACK),
-        (12, 4),
-    )?;
-    Ok(())
-}
-
-/// Lines over x, one series per batch.
-fn line_chart(
-    title: &str,
-    (x_desc, y_desc): (&str, &str),
-    series: &[(String, Vec<(f64, f64)>)],
-    caption: &str,
-) -> Result<String, Draw> {
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (body, foot) = root.split_vertically(SIZE.1 - 24);
-        let x_max = series
-            .iter()
-            .flat_map(|(_, p)| p.iter().map(|(x, _)| *x))
-            .fold(1.0, f64::max);
-        let y_max = series
-            .iter()
-            .flat_map(|(_, p)| p.iter().map(|(_, y)| *y))
-            .fold(0.0, f64::max)
-            .max(1e-9)
-            * 1.1;
-        let mut chart = ChartBuilder::on(&body)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .x_labels((x_max as usize + 1).min(12))
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()?;
-        for (i, (label, points)) in series.iter().enumerate() {
-            let c = colour(i);
-            chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?
-                .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
-            chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
-        }
-        legend_and_caption(&mut chart, &foot, caption)?;
-        root.present()?;
-    }
-    Ok(out)
-}
-
-/// Grouped bars: one group per category, one bar per series; `counts`: whole numbers on the
-/// y axis.
-fn bar_chart(
-    counts: bool,
-    title: &str,
-    (x_desc, y_desc): (&str, &str),
-    categories: &[String],
-    series: &[(String, Vec<f64>)],
-    caption: &str,
-) -> Result<String, Draw> {
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (body, foot) = root.split_vertically(SIZE.1 - 24);
-        let y_max = series
-            .iter()
-            .flat_map(|(_, v)| v.iter().copied())
-            .fold(0.0, f64::max)
-            .max(1.0)
-            * 1.15;
-        let n = categories.len().max(1) as f64;
-        let mut chart = ChartBuilder::on(&body)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0f64..n, 0f64..y_max)?;
-        let names = categories.to_vec();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .y_label_formatter(&|y| match counts {
-                true if (y - y.round()).abs() > 1e-9 => String::new(),
-                true => format!("{y:.0}"),
-                false => format!("{y:.3}"),
-            })
-            .x_labels(categories.len() * 2 + 1)
-            .x_label_formatter(&move |x| {
-                // Labels at the groups' centres only.
-                let i = x.floor() as usize;
-                if (x - i as f64 - 0.5).abs() < 0.01 {
-                    names.get(i).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .draw()?;
-        let width = 0.8 / series.len().max(1) as f64;
-        for (si, (label, values)) in series.iter().enumerate() {
-            let c = colour(si);
-            chart
-                .draw_series(values.iter().enumerate().map(|(ci, v)| {
-                    let x0 = ci as f64 + 0.1 + si as f64 * width;
-                    Rectangle::new([(x0, 0.0), (x0 + width * 0.95, *v)], c.filled())
-                }))?
-                .label(label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
-        }
-        legend_and_caption(&mut chart, &foot, caption)?;
-        root.present()?;
-    }
-    Ok(out)
-}
-
 fn caption(batches: &[BatchFacts]) -> String {
     batches
         .iter()
@@ -611,23 +246,6 @@ fn per_generation(batches: &[BatchFacts], t: &Table, col: usize) -> Vec<(String,
             (b.label.clone(), points)
         })
         .collect()
-}
-
-/// How many series an SVG of ours draws: each has a colour of its own (the axes, ticks and
-/// frames are black), for its lines or bars and its legend's sample.
-pub fn series_in_svg(svg: &str) -> anyhow::Result<usize> {
-    let doc = roxmltree::Document::parse(svg)?;
-    let colours: std::collections::BTreeSet<&str> = doc
-        .descendants()
-        .filter(|n| matches!(n.tag_name().name(), "polyline" | "rect"))
-        .filter_map(|n| {
-            n.attribute("stroke")
-                .filter(|c| *c != "none")
-                .or(n.attribute("fill"))
-        })
-        .filter(|c| !matches!(*c, "#000000" | "#FFFFFF" | "none"))
-        .collect();
-    Ok(colours.len())
 }
 
 /// The cost per instance and batch: a bar per named instance, or past a few dozen the costs
@@ -690,8 +308,13 @@ fn cost_figure(batches: &[BatchFacts], cap: &str) -> (Table, Result<String, Draw
     (t, svg)
 }
 
-/// Every figure of `batches` into `out` (SVG and CSV); the files written.
-pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// Every figure of `batches` into `out` (SVG and CSV); the files written. `cutoff`: the date
+/// that splits Table VIII (`--cutoff`), none without one.
+pub fn write(
+    batches: &[BatchFacts],
+    out: &Path,
+    cutoff: Option<&str>,
+) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out)?;
     let cap = caption(batches);
     let mut written = vec![];
@@ -748,39 +371,6 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
         ),
     )?;
 
-    let t = evolution(batches);
-    let cats = [
-        "no F2P test initially",
-        "an F2P test later",
-        "final test F2P",
-    ]
-    .map(s);
-    let series: Vec<(String, Vec<f64>)> = batches
-        .iter()
-        .map(|b| {
-            let r = t.rows.iter().find(|r| r[0] == b.label);
-            let v = r.map_or(vec![0.0; 3], |r| {
-                r[2..5].iter().map(|x| x.parse().unwrap_or(0.0)).collect()
-            });
-            (b.label.clone(), v)
-        })
-        .collect();
-    put(
-        "table4_evolution",
-        &t,
-        bar_chart(
-            true,
-            "Evolution from populations with no F2P test",
-            (
-                "instances whose initial population has no F2P test",
-                "instances",
-            ),
-            &cats,
-            &series,
-            &cap,
-        ),
-    )?;
-
     let t = cuts(batches);
     let series: Vec<(String, Vec<f64>)> = batches
         .iter()
@@ -814,6 +404,10 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
     let (t, svg) = cost_figure(batches, &cap);
     put("cost_per_instance", &t, svg)?;
 
+    for (name, t, svg) in super::paper_tables::figures(batches, &cap, cutoff) {
+        put(name, &t, svg)?;
+    }
+
     if let [a, b] = batches {
         let t = gained_lost(a, b);
         let cats: Vec<String> = t.rows.iter().map(|r| r[0].clone()).collect();
@@ -834,6 +428,12 @@ pub fn write(batches: &[BatchFacts], out: &Path) -> anyhow::Result<Vec<PathBuf>>
             ),
         )?;
     }
+    // The significance of every pair: a table, no picture.
+    if batches.len() > 1 {
+        let p = out.join("mcnemar.csv");
+        std::fs::write(&p, super::paper_tables::mcnemar(batches).csv())?;
+        written.push(p);
+    }
     Ok(written)
 }
 
@@ -849,6 +449,7 @@ mod tests {
             cuts: cuts.iter().map(|c| c.to_string()).collect(),
             cost_usd: Some(0.5),
             coverage: vec![Some(0.5); gens.len()],
+            ..Default::default()
         }
     }
 
@@ -888,8 +489,6 @@ mod tests {
         let t = f2p_per_instance(&b);
         // k = 0: a and b initially; b at the end.
         assert_eq!(t.rows[0][1..], ["0", "2", "1"].map(s));
-        let t = evolution(&b);
-        assert_eq!(t.rows[0][1..], ["3", "2", "1", "1", "0.5000"].map(s));
         let t = cuts(&b);
         assert_eq!(t.rows[0][1..3], ["mutation", "5"].map(s));
         assert!(
@@ -920,15 +519,28 @@ mod tests {
     #[test]
     fn every_figure_is_an_svg_with_one_series_per_batch() {
         let d = tempfile::tempdir().unwrap();
-        let files = write(&[batch("A"), batch("B")], d.path()).unwrap();
-        assert_eq!(files.len(), 14, "seven figures, each with its CSV");
+        let files = write(
+            &[batch("A"), batch("B"), batch("C")],
+            d.path(),
+            Some("2025-09-29"),
+        )
+        .unwrap();
+        assert_eq!(
+            files.len(),
+            23,
+            "eleven figures with three batches (gained and lost is for two), each with its CSV, \
+             and McNemar's table"
+        );
         let svg = std::fs::read_to_string(d.path().join("fig6_f2p_share.svg")).unwrap();
-        assert_eq!(series_in_svg(&svg).unwrap(), 2, "{svg}");
+        assert_eq!(series_in_svg(&svg).unwrap(), 3, "{svg}");
         let bars = std::fs::read_to_string(d.path().join("table9_cuts.svg")).unwrap();
-        assert_eq!(series_in_svg(&bars).unwrap(), 2);
+        assert_eq!(series_in_svg(&bars).unwrap(), 3);
+        let pairs = std::fs::read_to_string(d.path().join("mcnemar.csv")).unwrap();
+        assert_eq!(pairs.lines().count(), 4, "A-B, A-C, B-C: {pairs}");
         for text in [
             "A",
             "B",
+            "C",
             "generation (0: the initial population)",
             "3 instances",
         ] {

@@ -7,8 +7,11 @@
 //! evaluate; the developer's test patch only by `--validate`.
 
 pub mod batch_dir;
+pub mod charts;
+pub mod facts;
 pub mod figures;
 pub mod instances;
+pub mod paper_tables;
 pub mod score;
 pub mod summary;
 

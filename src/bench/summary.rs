@@ -344,6 +344,54 @@ pub fn table(s: &Summary) -> String {
 
 /// Per instance of two batches: which became F2P (under TDD-Bench's rule), which were lost, and
 /// the cost difference.
+/// Batches side by side as the paper's Tables II and III give them (F2P count and share, model
+/// calls and cost per instance), then McNemar's exact test between every pair on the
+/// instances both ran.
+pub fn side_by_side(batches: &[super::figures::BatchFacts]) -> String {
+    let t = super::paper_tables::methods(batches);
+    let width = batches
+        .iter()
+        .map(|b| b.label.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut out = format!(
+        "{:<width$} {:<12} {:>9} {:>13} {:>11} {:>16} {:>12}\n",
+        "batch", "method", "instances", "F2P", "calls/inst.", "after gen. (max)", "cost/inst."
+    );
+    for r in &t.rows {
+        let share: f64 = r[4].parse().unwrap_or(0.0);
+        out.push_str(&format!(
+            "{:<width$} {:<12} {:>9} {:>13} {:>11} {:>16} {:>12}\n",
+            r[0],
+            r[1],
+            r[2],
+            format!("{} ({:.1}%)", r[3], share * 100.0),
+            r[5],
+            format!("{} ({})", r[6], r[7]),
+            if r[8].is_empty() {
+                "-".to_string()
+            } else {
+                format!("${}", r[8])
+            }
+        ));
+    }
+    let pairs = super::paper_tables::mcnemar(batches);
+    if !pairs.rows.is_empty() {
+        out.push_str(
+            "\nMcNemar's exact test on F2P, each pair on the instances both ran (two-sided):\n",
+        );
+        for r in &pairs.rows {
+            out.push_str(&format!(
+                "  {} vs {}: {} instances, F2P in both {}, in {} only {}, in {} only {}, in \
+                 neither {}; p = {}\n",
+                r[0], r[1], r[2], r[3], r[0], r[4], r[1], r[5], r[6], r[7]
+            ));
+        }
+    }
+    out
+}
+
 pub fn compare(a: &Summary, b: &Summary) -> String {
     let by_id = |s: &Summary| -> BTreeMap<String, Line> {
         s.lines
@@ -404,31 +452,9 @@ pub fn compare(a: &Summary, b: &Summary) -> String {
         "McNemar's exact test on F2P over the {} instances both ran: F2P in A only {only_a}, in B \
          only {only_b}, p = {:.4} (two-sided)\n",
         both.len(),
-        mcnemar_exact(only_a, only_b)
+        super::paper_tables::mcnemar_exact(only_a, only_b)
     ));
     out
-}
-
-/// McNemar's exact test (two-sided) on paired outcomes, as the paper reports significance:
-/// of the `b + c` discordant pairs (`b` where only A succeeded, `c` where only B did), the
-/// chance of a split at least as uneven as this one if either side were as likely, i.e. twice
-/// the binomial(b + c, 1/2) tail at min(b, c), at most 1. Summed in logarithms, so that a
-/// thousand discordant pairs do not underflow.
-pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
-    let n = b + c;
-    if n == 0 {
-        return 1.0;
-    }
-    let half = -(n as f64) * std::f64::consts::LN_2;
-    let mut ln_choose = 0.0;
-    let mut tail = 0.0;
-    for k in 0..=b.min(c) {
-        if k > 0 {
-            ln_choose += ((n - k + 1) as f64).ln() - (k as f64).ln();
-        }
-        tail += (ln_choose + half).exp();
-    }
-    (2.0 * tail).min(1.0)
 }
 
 #[cfg(test)]
@@ -473,24 +499,6 @@ mod tests {
         );
         let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
         assert!(json.contains(r#""status":"environment_error""#), "{json}");
-    }
-
-    /// McNemar's exact p-values, against values computed by hand (2 * sum of C(n, k) / 2^n).
-    #[test]
-    fn mcnemar_matches_the_hand_computed_values() {
-        // n = 7, min 1: 2 * (1 + 7) / 128.
-        assert!((mcnemar_exact(1, 6) - 0.125).abs() < 1e-12);
-        assert!((mcnemar_exact(6, 1) - 0.125).abs() < 1e-12);
-        // n = 10, min 0: 2 / 1024.
-        assert!((mcnemar_exact(0, 10) - 0.001953125).abs() < 1e-12);
-        // n = 12, min 2: 2 * (1 + 12 + 66) / 4096.
-        assert!((mcnemar_exact(2, 10) - 158.0 / 4096.0).abs() < 1e-12);
-        // An even split, or nothing discordant: no evidence either way.
-        assert_eq!(mcnemar_exact(3, 3), 1.0);
-        assert_eq!(mcnemar_exact(0, 0), 1.0);
-        // Large counts stay finite and tiny.
-        let p = mcnemar_exact(100, 400);
-        assert!(p > 0.0 && p < 1e-30, "{p}");
     }
 
     /// A batch made with a preset says so first, as its runs' reports record it.

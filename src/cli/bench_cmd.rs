@@ -29,17 +29,25 @@ pub struct BenchArgs {
     /// issue. Off by default, as the paper runs.
     #[arg(long)]
     hints: bool,
-    /// Print the summary of a batch directory again.
-    #[arg(long, value_name = "DIR")]
-    summary: Option<PathBuf>,
-    /// Compare two batch directories: which instances became F2P, which were lost, the cost.
-    #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"])]
+    /// Print the summary of a batch directory again; given several, each one's, then the
+    /// batches side by side (F2P, calls and cost per instance) with McNemar's test between
+    /// every pair.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    summary: Option<Vec<PathBuf>>,
+    /// Compare batch directories: with two, which instances became F2P, which were lost, the
+    /// cost; with any number, the batches side by side and McNemar's test between every pair.
+    #[arg(long, num_args = 2.., value_names = ["DIR_A", "DIR_B"])]
     compare: Option<Vec<PathBuf>>,
     /// With --summary or --compare: the paper's figures (F2P share per generation, F2P tests
-    /// per instance, evolution from no F2P test, what decided the cuts, cost per instance;
-    /// gained and lost with --compare) as SVG, each with its data as CSV, into this directory.
+    /// per instance, what decided the cuts, cost per instance, Tables II/III and IV, Figs. 4,
+    /// 5 and 8, McNemar's test per pair; gained and lost with two batches) as SVG, each with
+    /// its data as CSV, into this directory.
     #[arg(long, value_name = "OUT")]
     figures: Option<PathBuf>,
+    /// With --figures: Table VIII, F2P before and after this date (YYYY-MM-DD) by the rows'
+    /// created_at (the paper: Claude Sonnet 4.5's release, 2025-09-29).
+    #[arg(long, value_name = "DATE", value_parser = date)]
+    cutoff: Option<String>,
     /// Run the batch behind the Batch screen (evootter open OUT shows the same): live rows,
     /// Enter into an instance's session. q leaves the screen; the batch goes on, printing its
     /// progress, and Ctrl-C stops it as without the screen (a second bench resumes it).
@@ -79,23 +87,39 @@ pub struct BenchArgs {
 }
 
 pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    if let Some(dir) = &a.summary {
-        let s =
-            summary::read(dir).with_context(|| format!("reading the batch {}", dir.display()))?;
-        print!("{}", summary::table(&s));
-        figures(std::slice::from_ref(dir), a.figures.as_deref())?;
+    anyhow::ensure!(
+        a.cutoff.is_none() || a.figures.is_some(),
+        "--cutoff splits Table VIII of --figures: pass --figures OUT with it"
+    );
+    if let Some(dirs) = &a.summary {
+        for (i, dir) in dirs.iter().enumerate() {
+            let s = summary::read(dir)
+                .with_context(|| format!("reading the batch {}", dir.display()))?;
+            if dirs.len() > 1 {
+                println!("{}== {}", if i > 0 { "\n" } else { "" }, dir.display());
+            }
+            print!("{}", summary::table(&s));
+        }
+        if dirs.len() > 1 {
+            side_by_side(dirs)?;
+        }
+        figures(dirs, a.figures.as_deref(), a.cutoff.as_deref())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dirs) = &a.compare {
-        let sa = summary::read(&dirs[0]).with_context(|| dirs[0].display().to_string())?;
-        let sb = summary::read(&dirs[1]).with_context(|| dirs[1].display().to_string())?;
-        print!("{}", summary::compare(&sa, &sb));
-        figures(dirs, a.figures.as_deref())?;
+        if let [da, db] = &dirs[..] {
+            let sa = summary::read(da).with_context(|| da.display().to_string())?;
+            let sb = summary::read(db).with_context(|| db.display().to_string())?;
+            print!("{}", summary::compare(&sa, &sb));
+        } else {
+            side_by_side(dirs)?;
+        }
+        figures(dirs, a.figures.as_deref(), a.cutoff.as_deref())?;
         return Ok(ExitCode::SUCCESS);
     }
     anyhow::ensure!(
         a.figures.is_none(),
-        "--figures draws a finished batch: pass it with --summary DIR or --compare DIR_A DIR_B"
+        "--figures draws finished batches: pass it with --summary DIR... or --compare DIR_A DIR_B..."
     );
     let batch = batch_of(&a)?;
     let out = batch.out.clone();
@@ -294,18 +318,49 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// The figures of the batches in `dirs`, into `out` when asked for.
-fn figures(dirs: &[PathBuf], out: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let Some(out) = out else {
-        return Ok(());
-    };
-    let batches = dirs
-        .iter()
+/// The batches of `dirs` side by side (Tables II and III) and McNemar's test between every
+/// pair, as text.
+fn side_by_side(dirs: &[PathBuf]) -> anyhow::Result<()> {
+    let batches = facts_of(dirs)?;
+    print!("\n{}", summary::side_by_side(&batches));
+    Ok(())
+}
+
+fn facts_of(dirs: &[PathBuf]) -> anyhow::Result<Vec<bench::figures::BatchFacts>> {
+    dirs.iter()
         .map(|d| {
             bench::batch_dir::figure_facts(d)
                 .with_context(|| format!("reading the batch {}", d.display()))
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let written = bench::figures::write(&batches, out)?;
+        .collect()
+}
+
+/// `YYYY-MM-DD` (a timestamp's start compares with it as text).
+fn date(text: &str) -> Result<String, String> {
+    let ok = text.len() == 10
+        && text.char_indices().all(|(i, c)| match i {
+            4 | 7 => c == '-',
+            _ => c.is_ascii_digit(),
+        });
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}` is not a date as YYYY-MM-DD (e.g. 2025-09-29)"
+        ))
+    }
+}
+
+fn figures(
+    dirs: &[PathBuf],
+    out: Option<&std::path::Path>,
+    cutoff: Option<&str>,
+) -> anyhow::Result<()> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let batches = facts_of(dirs)?;
+    let written = bench::figures::write(&batches, out, cutoff)?;
     println!(
         "figures: {} files in {} (each SVG with its data as CSV)",
         written.len(),

@@ -355,6 +355,7 @@ mod tests {
             cuts: vec!["mutation".into(), "llm".into(), "mutation".into()],
             cost_usd: Some(0.5),
             coverage: vec![],
+            ..Default::default()
         });
         v.act(Action::Figures, 10);
         term.draw(|f| draw(f, &v, &theme, &keymap)).unwrap();
