@@ -23,7 +23,7 @@ fn export_edit_and_use_a_template() {
     let config = tiny.out("config");
     let o = prompts(&config, &[]);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(stdout(&o).matches("built in").count(), 10, "{}", stdout(&o));
+    assert_eq!(stdout(&o).matches("built in").count(), 11, "{}", stdout(&o));
 
     let o = prompts(&config, &["--show", "crossover"]);
     assert!(stdout(&o).contains("=== user ==="), "{}", text(&o));

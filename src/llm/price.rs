@@ -50,6 +50,10 @@ pub const BATCH_DISCOUNT: f64 = 0.5;
 pub struct PriceTable {
     #[serde(default)]
     pub models: BTreeMap<String, Price>,
+    /// When each model's price was taken (`2026-04-16`), where known: list prices change, and
+    /// a cost is only as good as its date. A user file sets it as `[as_of] "NAME" = "DATE"`.
+    #[serde(default)]
+    pub as_of: BTreeMap<String, String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,32 +72,38 @@ pub enum PriceError {
     },
 }
 
-/// List prices at the time of writing (a user file corrects them when they change): name,
-/// input, output, cache write, cache read. Anthropic's five-minute cache writes at 1.25x input
-/// and reads at 0.1x; OpenAI charges no write and reads at 0.5x (GPT-4o), 0.25x (GPT-4.1) or
-/// 0.1x (GPT-5).
-const BUILTIN: &[(&str, f64, f64, f64, f64)] = &[
-    ("claude-opus-4-5", 5.0, 25.0, 6.25, 0.5),
-    ("claude-opus-4-1", 15.0, 75.0, 18.75, 1.5),
-    ("claude-sonnet-4-5", 3.0, 15.0, 3.75, 0.3),
-    ("claude-sonnet-4", 3.0, 15.0, 3.75, 0.3),
-    ("claude-haiku-4-5", 1.0, 5.0, 1.25, 0.1),
-    ("gpt-5", 1.25, 10.0, 1.25, 0.125),
-    ("gpt-5-mini", 0.25, 2.0, 0.25, 0.025),
-    ("gpt-5-nano", 0.05, 0.4, 0.05, 0.005),
-    ("gpt-4.1", 2.0, 8.0, 2.0, 0.5),
-    ("gpt-4.1-mini", 0.4, 1.6, 0.4, 0.1),
-    ("gpt-4o", 2.5, 10.0, 2.5, 1.25),
-    ("gpt-4o-mini", 0.15, 0.6, 0.15, 0.075),
+/// List prices (a user file corrects them when they change): name, input, output, cache
+/// write, cache read, USD per million tokens; the last column, where known, is the date the
+/// price was taken from the provider's list. Anthropic's five-minute cache writes at 1.25x
+/// input and reads at 0.1x; OpenAI charges no write and reads at 0.5x (GPT-4o), 0.25x (GPT-4.1)
+/// or 0.1x (GPT-5). The paper's models are Claude Sonnet 4.5 and Claude Opus 4.7 (its Table V).
+const BUILTIN: &[(&str, f64, f64, f64, f64, &str)] = &[
+    // Opus 4.7 (released 2026-04-16) kept Opus 4.6's list price; its tokenizer counts up to
+    // about a third more tokens for the same text, which the provider's counts carry.
+    ("claude-opus-4-7", 5.0, 25.0, 6.25, 0.5, "2026-04-16"),
+    ("claude-opus-4-6", 5.0, 25.0, 6.25, 0.5, "2026-04-16"),
+    ("claude-sonnet-4-6", 3.0, 15.0, 3.75, 0.3, "2026-04-16"),
+    ("claude-opus-4-5", 5.0, 25.0, 6.25, 0.5, "2025-11-24"),
+    ("claude-opus-4-1", 15.0, 75.0, 18.75, 1.5, "2025-08-05"),
+    ("claude-sonnet-4-5", 3.0, 15.0, 3.75, 0.3, "2025-09-29"),
+    ("claude-sonnet-4", 3.0, 15.0, 3.75, 0.3, ""),
+    ("claude-haiku-4-5", 1.0, 5.0, 1.25, 0.1, ""),
+    ("gpt-5", 1.25, 10.0, 1.25, 0.125, ""),
+    ("gpt-5-mini", 0.25, 2.0, 0.25, 0.025, ""),
+    ("gpt-5-nano", 0.05, 0.4, 0.05, 0.005, ""),
+    ("gpt-4.1", 2.0, 8.0, 2.0, 0.5, ""),
+    ("gpt-4.1-mini", 0.4, 1.6, 0.4, 0.1, ""),
+    ("gpt-4o", 2.5, 10.0, 2.5, 1.25, ""),
+    ("gpt-4o-mini", 0.15, 0.6, 0.15, 0.075, ""),
     // Recorded replies replayed by `ScriptedModel` cost nothing.
-    ("scripted", 0.0, 0.0, 0.0, 0.0),
+    ("scripted", 0.0, 0.0, 0.0, 0.0, ""),
 ];
 
 impl PriceTable {
     pub fn builtin() -> Self {
         let models = BUILTIN
             .iter()
-            .map(|&(name, input, output, write, read)| {
+            .map(|&(name, input, output, write, read, _)| {
                 let p = Price {
                     input,
                     output,
@@ -103,7 +113,12 @@ impl PriceTable {
                 (name.to_string(), p)
             })
             .collect();
-        Self { models }
+        let as_of = BUILTIN
+            .iter()
+            .filter(|m| !m.5.is_empty())
+            .map(|m| (m.0.to_string(), m.5.to_string()))
+            .collect();
+        Self { models, as_of }
     }
 
     /// Built-in prices with the user's file laid over them.
@@ -124,7 +139,12 @@ impl PriceTable {
 
     pub fn merge_toml(&mut self, text: &str) -> Result<(), toml::de::Error> {
         let user: PriceTable = toml::from_str(text)?;
+        // A price the user sets without its date has none: the built-in date was another's.
+        for name in user.models.keys() {
+            self.as_of.remove(name);
+        }
         self.models.extend(user.models);
+        self.as_of.extend(user.as_of);
         Ok(())
     }
 
@@ -171,6 +191,25 @@ impl PriceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_papers_models_are_priced_with_the_date_taken() {
+        let t = PriceTable::builtin();
+        let opus = t.price("claude-opus-4-7").unwrap();
+        assert_eq!((opus.input, opus.output), (5.0, 25.0));
+        assert_eq!(t.as_of["claude-opus-4-7"], "2026-04-16");
+        let sonnet = t.price("claude-sonnet-4-5-20250929").unwrap();
+        assert_eq!((sonnet.input, sonnet.output), (3.0, 15.0));
+        assert_eq!(t.as_of["claude-sonnet-4-5"], "2025-09-29");
+        // A price of the user's carries the user's date, or none.
+        let mut u = PriceTable::builtin();
+        u.merge_toml("[models.\"claude-opus-4-7\"]\ninput = 6.0\noutput = 30.0\n")
+            .unwrap();
+        assert!(!u.as_of.contains_key("claude-opus-4-7"));
+        u.merge_toml("[as_of]\n\"claude-opus-4-7\" = \"2026-12-01\"\n")
+            .unwrap();
+        assert_eq!(u.as_of["claude-opus-4-7"], "2026-12-01");
+    }
 
     #[test]
     fn builtin_and_dated_ids() {

@@ -356,19 +356,13 @@ pub fn footer_offers(s: &State, keymap: &crate::tui::keymap::Keymap) -> Vec<Offe
         taken.extend(offered.iter().flat_map(|o| o.keys.iter().cloned()));
     }
     let at_gate = s.at_gate().is_some();
-    let acts_first = |a: &Action| {
-        !(at_gate
-            && matches!(
-                a,
-                Action::Continue
-                    | Action::Veto
-                    | Action::Edit
-                    | Action::Add
-                    | Action::Pin
-                    | Action::Repair
-                    | Action::Undo
-                    | Action::Redo
-            ))
+    // At a gate: going on first, then the acts, the one that asks the model last.
+    let acts_first = |a: &Action| match a {
+        _ if !at_gate => 3,
+        Action::Continue => 0,
+        Action::Veto | Action::Edit | Action::Add | Action::Pin | Action::Undo | Action::Redo => 1,
+        Action::Repair => 2,
+        _ => 3,
     };
     offered.sort_by_key(|o| acts_first(&o.action));
     let mut out = vec![];
