@@ -211,6 +211,13 @@ impl Gate {
     /// What passing the gate does (or did): `going to crossover: t8, t2, t10`, `the run
     /// ends with t5 at this gate`.
     pub fn then_words(&self) -> String {
+        // A cut that keeps one test ends the run with it: there is no crossover after it.
+        if self.pinned.is_none() && self.cut && self.selected.len() == 1 && self.acts.is_empty() {
+            return format!(
+                "the run ended with {}, the one test the cut kept",
+                self.selected[0]
+            );
+        }
         match (&self.pinned, self.passed) {
             (Some(p), false) => format!("the run ends with {p} at this gate"),
             (Some(p), true) => format!("the run ended with {p}, pinned at this gate"),

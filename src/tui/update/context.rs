@@ -97,6 +97,22 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
             Some(_) => None,
         }),
         Action::Open if s.screen == Screen::Why => read_only(),
+        // Without mutants there is no cell to open, explain, sort by or filter.
+        Action::Explain | Action::SortRows | Action::FilterColumns
+            if !s.doc.config.method.mutates() =>
+        {
+            Some(format!(
+                "--method {} runs no mutant: the Grid has no cells (the Timeline says how the \
+                 test was picked)",
+                s.doc.config.method
+            ))
+        }
+        Action::Open if s.screen == Screen::Grid && !s.doc.config.method.mutates() => {
+            Some(format!(
+                "--method {} runs no mutant: there is no pair to open",
+                s.doc.config.method
+            ))
+        }
         _ => None,
     }
 }

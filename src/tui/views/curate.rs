@@ -48,9 +48,11 @@ pub(super) fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     for (i, tid) in s.curate_list().iter().enumerate() {
         let cand = &s.doc.tests[tid];
         let fate = g.map_or(crate::tui::state::Fate::Pending, |g| s.fate(g, tid));
+        // A method without mutants kills nothing: its column says so rather than a 0.
         let kills = g
             .and_then(|g| s.doc.generations[g].scores.get(tid))
-            .map_or(0, |sc| sc.counted(&s.doc.config));
+            .filter(|_| s.doc.config.method.mutates())
+            .map_or("-".to_string(), |sc| sc.counted(&s.doc.config).to_string());
         let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
         let style = if i == s.curate_row {
             t.style(Role::Selected)

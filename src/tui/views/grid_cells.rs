@@ -165,9 +165,12 @@ impl Widget for GridWidget<'_> {
                 .map(|e| e.outcome);
             let score = gen_.scores.get(test);
             let fate = s.fate(g, test);
-            let fitness = score.map_or(String::from("-"), |sc| {
-                sc.counted(&s.doc.config).to_string()
-            });
+            // A method without mutants has no fitness: its rows say so rather than a 0.
+            let fitness = score
+                .filter(|_| s.doc.config.method.mutates())
+                .map_or(String::from("-"), |sc| {
+                    sc.counted(&s.doc.config).to_string()
+                });
             let label = format!(
                 "{}{test:<4} {} {fitness:>3}",
                 fate.mark(),
@@ -197,8 +200,25 @@ impl Widget for GridWidget<'_> {
             }
         }
 
-        // Column totals: how many tests kill each mutant (one digit, `+` beyond 9).
         let y = area.y + col_header + rows_fit.min(grid.tests.len()) as u16;
+        // The paper's other systems run no mutant: what picked the test instead.
+        let method = s.doc.config.method;
+        if !method.mutates() {
+            if y < area.y + area.height {
+                let words = format!(
+                    "--method {method} runs no mutant: the Timeline says how the test was picked"
+                );
+                buf.set_stringn(
+                    area.x,
+                    y,
+                    words,
+                    usize::from(area.width),
+                    t.style(Role::Dim),
+                );
+            }
+            return;
+        }
+        // Column totals: how many tests kill each mutant (one digit, `+` beyond 9).
         if y < area.y + area.height {
             buf.set_string(area.x, y, "killed by", t.style(Role::Dim));
             for (j, m) in cols {

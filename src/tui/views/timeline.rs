@@ -103,13 +103,17 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         for tid in &g.tests {
             let cand = &s.doc.tests[tid];
             let old = s.doc.execution(tid, &Target::Old).map(|e| e.outcome);
-            let fit = g.scores.get(tid).map_or("-".into(), |sc| {
-                format!(
-                    "{}{}",
-                    sc.counted(&s.doc.config),
-                    if sc.flaky { "~" } else { "" }
-                )
-            });
+            let fit = g
+                .scores
+                .get(tid)
+                .filter(|_| method.mutates())
+                .map_or("-".into(), |sc| {
+                    format!(
+                        "{}{}",
+                        sc.counted(&s.doc.config),
+                        if sc.flaky { "~" } else { "" }
+                    )
+                });
             let fate = s.fate(g.index, tid);
             rows.push(TestRow {
                 id: format!("{} {tid}", fate.mark()),
@@ -165,7 +169,8 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     }
     let title = format!("Timeline: {}", phase_words(s));
     // The figure of the run under the text, smaller on a small terminal, never gone.
-    let fig_h = if s.doc.generations.is_empty() {
+    // Without mutants the figure (kills per test and per kind) would be empty.
+    let fig_h = if s.doc.generations.is_empty() || !method.mutates() {
         0
     } else {
         super::figure::height_for(s.height)
