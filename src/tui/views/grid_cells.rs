@@ -201,42 +201,52 @@ impl Widget for GridWidget<'_> {
         }
 
         let y = area.y + col_header + rows_fit.min(grid.tests.len()) as u16;
-        // The paper's other systems run no mutant: what picked the test instead.
-        let method = s.doc.config.method;
-        if !method.mutates() {
-            if y < area.y + area.height {
-                let words = format!(
-                    "--method {method} runs no mutant: the Timeline says how the test was picked"
-                );
-                buf.set_stringn(
-                    area.x,
-                    y,
-                    words,
-                    usize::from(area.width),
-                    t.style(Role::Dim),
-                );
-            }
-            return;
-        }
-        // Column totals: how many tests kill each mutant (one digit, `+` beyond 9).
         if y < area.y + area.height {
-            buf.set_string(area.x, y, "killed by", t.style(Role::Dim));
-            for (j, m) in cols {
-                let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
-                let n = if s.cache.generation == g {
-                    s.cache.killed_by.get(grid.cols[j]).copied().unwrap_or(0)
-                } else {
-                    gen_.scores
-                        .values()
-                        .filter(|sc| !sc.flaky && sc.kills.contains(m))
-                        .count()
-                };
-                let ch = match n {
-                    0..=9 => char::from(b'0' + n as u8),
-                    _ => '+',
-                };
-                buf.set_string(x, y, ch.to_string(), t.style(Role::Dim));
-            }
+            bottom_row(s, t, buf, (area, y), cols);
         }
+    }
+}
+
+/// The row under the tests: how many tests kill each column's mutant (one digit, `+` beyond
+/// 9), or, for a method that runs no mutant, that it runs none.
+fn bottom_row<'m>(
+    s: &crate::tui::state::State,
+    t: &crate::tui::theme::Theme,
+    buf: &mut Buffer,
+    (area, y): (Rect, u16),
+    cols: impl Iterator<Item = (usize, &'m crate::engine::MutantId)>,
+) {
+    let method = s.doc.config.method;
+    if !method.mutates() {
+        let words =
+            format!("--method {method} runs no mutant: the Timeline says how the test was picked");
+        buf.set_stringn(
+            area.x,
+            y,
+            words,
+            usize::from(area.width),
+            t.style(Role::Dim),
+        );
+        return;
+    }
+    let Some(grid) = s.grid() else { return };
+    let g = grid.generation;
+    let gen_ = &s.doc.generations[g];
+    buf.set_string(area.x, y, "killed by", t.style(Role::Dim));
+    for (j, m) in cols {
+        let x = area.x + ROW_HEADER + ((j - s.col_scroll) as u16) * CELL_WIDTH;
+        let n = if s.cache.generation == g {
+            s.cache.killed_by.get(grid.cols[j]).copied().unwrap_or(0)
+        } else {
+            gen_.scores
+                .values()
+                .filter(|sc| !sc.flaky && sc.kills.contains(m))
+                .count()
+        };
+        let ch = match n {
+            0..=9 => char::from(b'0' + n as u8),
+            _ => '+',
+        };
+        buf.set_string(x, y, ch.to_string(), t.style(Role::Dim));
     }
 }
