@@ -78,8 +78,25 @@ fn a_batch_over_the_examples_is_scored_summarized_and_resumed() {
         assert_eq!(score["tdd_score"].as_f64(), Some(cov), "{id}");
         assert!(out.join(&id).join("final.patch").is_file());
         assert!(out.join(&id).join("report.json").is_file());
+        // --validate ran the developer's tests on the focal mutants: each kind's kills are
+        // some of its mutants, and force-failure mutants (a raise at the function's top) are
+        // killed by a test that calls the function.
+        let kills = score["golden_kills"].as_object().unwrap();
+        assert!(!kills.is_empty(), "{id}: {rec:#}");
+        for (kind, v) in kills {
+            let (n, killed) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+            assert!(n > 0 && killed <= n, "{id}: {kind} {v}");
+        }
+        let ff = &kills["force_failure"];
+        assert_eq!(ff[0], ff[1], "{id}: every force failure killed: {kills:?}");
     }
     assert_eq!(summary["tdd"], 2);
+    assert!(
+        summary["golden_kills"]
+            .as_object()
+            .is_some_and(|k| !k.is_empty()),
+        "{summary:#}"
+    );
     // The predictions file, in SWT-bench's format, for the official harnesses.
     let preds = std::fs::read_to_string(out.join("predictions.jsonl")).unwrap();
     let preds: Vec<serde_json::Value> = preds

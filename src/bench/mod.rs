@@ -10,6 +10,7 @@ pub mod batch_dir;
 pub mod charts;
 pub mod facts;
 pub mod figures;
+pub mod golden_kills;
 pub mod instances;
 pub mod paper_tables;
 pub mod score;
@@ -487,7 +488,13 @@ async fn run_one(
     };
     // TDD-Bench-Verified scores sympy without coverage.
     let weigh = !row.repo.eq_ignore_ascii_case("sympy/sympy");
-    let score = score::score(&doc, before.as_ref(), after.as_ref(), &row.patch, weigh);
+    let mut score = score::score(&doc, before.as_ref(), after.as_ref(), &row.patch, weigh);
+    if b.validate {
+        match developer_kills(&req, row, &work, &doc).await {
+            Ok(k) => score.golden_kills = k,
+            Err(e) => return error(format!("the developer's tests on the mutants: {e}")),
+        }
+    }
     if let Ok(out) = OutDir::claim(dir, Intent::Resume)
         && let Ok(j) = serde_json::to_vec_pretty(&score)
     {
@@ -657,6 +664,72 @@ async fn coverage_runs(
     Ok((before, after))
 }
 
+/// The executor `--validate` runs the developer's tests with: the run's backend, `jobs` at
+/// a time.
+async fn validation_executor(
+    req: &RunOptions,
+    repo: &Path,
+    jobs: usize,
+) -> Result<std::sync::Arc<dyn exec::Executor>, String> {
+    let pythonpath = if req.pythonpath.is_empty() {
+        crate::engine::setup::default_pythonpath(repo)
+    } else {
+        req.pythonpath.clone()
+    };
+    match req.backend {
+        crate::engine::Backend::Local => {
+            let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
+            workbench::build_executor(workbench::ExecutorSpec {
+                repo,
+                python: &python.path.display().to_string(),
+                pythonpath: &pythonpath,
+                sandbox: !req.no_sandbox,
+                docker: None,
+                warm: req.executor == crate::engine::ExecutorKind::Warm,
+                jobs,
+                pass_env: &req.pass_env,
+            })
+            .await
+        }
+        crate::engine::Backend::Docker => {
+            let d = workbench::docker_settings(req, None).map_err(|e| e.to_string())?;
+            workbench::build_executor(workbench::ExecutorSpec {
+                repo,
+                python: &d.python,
+                pythonpath: &pythonpath,
+                sandbox: false,
+                docker: Some(&d),
+                warm: false,
+                jobs,
+                pass_env: &req.pass_env,
+            })
+            .await
+        }
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `--validate`, after the run: the developer's tests on each focal mutant of the session's
+/// pool, their kills per kind (`golden_kills`).
+async fn developer_kills(
+    req: &RunOptions,
+    row: &Row,
+    work: &Path,
+    doc: &crate::engine::SessionDoc,
+) -> Result<golden_kills::KindKills, String> {
+    let repo = req.repo.clone().ok_or("no repository")?;
+    let tests =
+        crate::eval::golden_files(&repo, &work.join("test.patch")).map_err(|e| e.to_string())?;
+    let ex = validation_executor(req, &repo, req.jobs.unwrap_or(2).max(1)).await?;
+    let files: std::collections::BTreeSet<&str> = row
+        .fail_to_pass
+        .iter()
+        .filter_map(|n| n.split("::").next())
+        .collect();
+    let files: Vec<&str> = files.into_iter().collect();
+    golden_kills::measure(ex, doc, &tests.changed, &files, &tests.removed).await
+}
+
 /// `--validate`: the developer's test (from `test_patch`) must fail before the golden patch
 /// and pass after it, for every FAIL_TO_PASS test. `Some(reason)` when it does not.
 async fn validate(req: &RunOptions, row: &Row, work: &Path) -> Result<Option<String>, String> {
@@ -671,42 +744,7 @@ async fn validate(req: &RunOptions, row: &Row, work: &Path) -> Result<Option<Str
     let tests = crate::eval::golden_files(&repo, &test_patch).map_err(|e| e.to_string())?;
     let golden =
         crate::eval::golden_files(&repo, &work.join("golden.patch")).map_err(|e| e.to_string())?;
-    let pythonpath = if req.pythonpath.is_empty() {
-        crate::engine::setup::default_pythonpath(&repo)
-    } else {
-        req.pythonpath.clone()
-    };
-    let ex = match req.backend {
-        crate::engine::Backend::Local => {
-            let python = exec::resolve_python(req.python.as_deref()).map_err(|e| e.to_string())?;
-            workbench::build_executor(workbench::ExecutorSpec {
-                repo: &repo,
-                python: &python.path.display().to_string(),
-                pythonpath: &pythonpath,
-                sandbox: !req.no_sandbox,
-                docker: None,
-                warm: req.executor == crate::engine::ExecutorKind::Warm,
-                jobs: 1,
-                pass_env: &req.pass_env,
-            })
-            .await
-        }
-        crate::engine::Backend::Docker => {
-            let d = workbench::docker_settings(req, None).map_err(|e| e.to_string())?;
-            workbench::build_executor(workbench::ExecutorSpec {
-                repo: &repo,
-                python: &d.python,
-                pythonpath: &pythonpath,
-                sandbox: false,
-                docker: Some(&d),
-                warm: false,
-                jobs: 1,
-                pass_env: &req.pass_env,
-            })
-            .await
-        }
-    }
-    .map_err(|e| e.to_string())?;
+    let ex = validation_executor(req, &repo, 1).await?;
     // Each test file the developer's patch touches, run on its own, before and after the fix.
     let files: std::collections::BTreeSet<&str> = row
         .fail_to_pass

@@ -40,6 +40,10 @@ pub struct Score {
     pub measured_with: Option<String>,
     pub fail_to_pass: Vec<String>,
     pub pass_to_fail: Vec<String>,
+    /// `--validate`: per mutant kind of the focal pool, (mutants, killed by the developer's
+    /// tests) (`golden_kills`; the paper's Sec. V-C).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub golden_kills: super::golden_kills::KindKills,
 }
 
 fn passed(s: Option<&String>) -> bool {

@@ -118,6 +118,10 @@ pub struct Summary {
     /// `None`: EvoOtter (or no report yet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// `--validate`: per mutant kind, the focal mutants run and those the developer's tests
+    /// killed, over every instance.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub golden_kills: super::golden_kills::KindKills,
     pub lines: Vec<Line>,
 }
 
@@ -230,6 +234,11 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         for (k, v) in &line.cuts {
             *s.cuts.entry(k.clone()).or_default() += v;
         }
+        for (kind, (n, killed)) in r.score.iter().flat_map(|sc| &sc.golden_kills) {
+            let e = s.golden_kills.entry(kind.clone()).or_default();
+            e.0 += n;
+            e.1 += killed;
+        }
         s.lines.push(line);
     }
     let rate = |n: usize| {
@@ -337,6 +346,14 @@ pub fn table(s: &Summary) -> String {
             s.tokens_cache_read,
             s.tokens_cache_write,
             s.calls_in_provider_batches
+        ));
+    }
+    if !s.golden_kills.is_empty() {
+        out.push_str(&format!(
+            "the developer's tests killed, of the focal mutants they reach (--validate): {}; by \
+             the paper's categories: {}\n",
+            super::golden_kills::words(&s.golden_kills),
+            super::golden_kills::words(&super::golden_kills::by_category(&s.golden_kills))
         ));
     }
     out
