@@ -118,7 +118,7 @@ fn a_reply_naming_no_real_file_stops_with_the_step_and_resumes() {
 }
 
 #[test]
-fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
+fn heterogeneous_generate_prompting_morphs_the_issue_and_masks_context() {
     let tiny = Tiny::new(&[]);
     let test = |name: &str| {
         format!(
@@ -143,7 +143,7 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
         .args(["--tests", "3", "--mutants", "4", "--selection", "otter"])
         .args([
             "--prompting",
-            "heterogeneous",
+            "heterogeneous-generate",
             "--focal",
             "calc/ops.py::clamp",
             "--crossover",
@@ -158,7 +158,10 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
     assert_eq!(r["llm_calls"]["by_step"]["morph_issue"], 2);
     assert_eq!(r["llm_calls"]["by_step"]["generate"], 3);
     let s = read_json(&out.join("session.json"));
-    assert_eq!(s["tests"]["t2"]["origin"]["prompting"], "heterogeneous");
+    assert_eq!(
+        s["tests"]["t2"]["origin"]["prompting"],
+        "heterogeneous-generate, variant 2 (standard, imports masked)"
+    );
     let prompts: Vec<String> = s["llm_calls"]
         .as_array()
         .unwrap()
@@ -180,4 +183,117 @@ fn heterogeneous_prompting_morphs_the_issue_and_masks_context() {
         "variant 2 has them masked"
     );
     assert!(prompts[1].contains("STANDARD MORPH"));
+}
+
+/// Heterogeneous prompting as published: each variant runs BaseBRT again with its morphed
+/// issue (localization and contextualization), and the session keeps what each found.
+#[test]
+fn heterogeneous_prompting_runs_basebrt_again_for_each_variant() {
+    let tiny = Tiny::new(&[]);
+    std::fs::write(
+        tiny.repo.join("calc/util.py"),
+        "def double(x):\n    return 2 * x\n",
+    )
+    .unwrap();
+    let test = |name: &str| {
+        format!(
+            "### {name}\n```python\nfrom calc.ops import clamp\n\n\ndef test_{}():\n    assert clamp(15, 0, 10) == 10\n```\n",
+            name.trim_end_matches(".py")
+        )
+    };
+    let localize = |m: &str, file: &str, f: &str| {
+        serde_json::json!([
+            {"step": "localize_files", "match": m, "reply": fenced("json", &format!("[\"{file}\"]"))},
+            {"step": "localize_functions", "match": m, "reply": fenced("text", f)},
+            {"step": "localize_refine", "match": m, "reply": fenced("text", f)},
+            {"step": "context_imports", "match": m, "reply": fenced("python", &format!("from calc.{} import {}", &file[5..file.len() - 3], f.rsplit("::").next().unwrap()))},
+            {"step": "context_location", "match": m, "reply": "tests/test_clamp_issue.py"},
+        ])
+    };
+    let mut script = vec![];
+    // The original issue (the run's own localization), then the two morphs' own.
+    for (m, file, f) in [
+        (
+            "returns 9, expected 10",
+            "calc/ops.py",
+            "calc/ops.py::clamp",
+        ),
+        ("STANDARD MORPH", "calc/util.py", "calc/util.py::double"),
+        ("SIMPLE MORPH", "calc/ops.py", "calc/ops.py::clamp"),
+    ] {
+        script.extend(localize(m, file, f).as_array().unwrap().clone());
+    }
+    script.extend(
+        serde_json::json!([
+            {"step": "morph_issue", "match": "standard", "reply": "STANDARD MORPH: clamp returns hi - 1 above the range."},
+            {"step": "morph_issue", "match": "simple", "reply": "SIMPLE MORPH: clamp(15, 0, 10) gives 9, not 10."},
+            {"step": "generate", "match": "returns 9, expected 10", "reply": test("test_one.py")},
+            {"step": "generate", "match": "STANDARD MORPH", "reply": test("test_two.py")},
+            {"step": "generate", "match": "SIMPLE MORPH", "reply": test("test_three.py")},
+        ])
+        .as_array()
+        .unwrap()
+        .clone(),
+    );
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, serde_json::Value::Array(script).to_string()).unwrap();
+    let out = tiny.out("out");
+    let o = tiny
+        .command("out")
+        .args(["--tests", "3", "--mutants", "4", "--selection", "otter"])
+        .args(["--prompting", "heterogeneous", "--crossover", "none"])
+        .arg("--llm")
+        .arg(format!("scripted:{}", script_path.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&out.join("report.json"));
+    // The run's localization and contextualization, and each morph's again.
+    for step in [
+        "localize_files",
+        "localize_functions",
+        "localize_refine",
+        "context_imports",
+        "context_location",
+        "generate",
+    ] {
+        assert_eq!(
+            r["llm_calls"]["by_step"][step], 3,
+            "{step}: {}",
+            r["llm_calls"]
+        );
+    }
+    let s = read_json(&out.join("session.json"));
+    let v = s["base_brt"]["variants"].as_array().unwrap();
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[0]["focal"], serde_json::json!(["calc/ops.py::clamp"]));
+    assert_eq!(v[1]["morph"], "standard");
+    assert_eq!(v[1]["focal"], serde_json::json!(["calc/util.py::double"]));
+    assert_eq!(
+        v[1]["imports"],
+        serde_json::json!(["from calc.util import double"])
+    );
+    assert_eq!(v[1]["test"], "t2");
+    // The run's own localization still decides the mutants.
+    assert_eq!(s["inputs"]["focal"][0]["qualname"], "clamp");
+    assert_eq!(
+        s["tests"]["t2"]["origin"]["prompting"],
+        "heterogeneous, variant 2 (standard, imports masked)"
+    );
+    // Variant 2 writes from its own localization: double's body, its imports masked.
+    let prompts: Vec<String> = s["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["step"] == "generate")
+        .map(|c| {
+            c["request"]["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(prompts[1].contains("return 2 * x"), "{}", prompts[1]);
+    assert!(!prompts[1].contains("from calc.util import double"));
+    assert!(prompts[2].contains("from calc.ops import clamp"));
 }

@@ -209,8 +209,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub llm_retries: Option<u32>,
     /// How the model writes the initial population when no --initial-tests are given:
-    /// single (n tests in one call) | heterogeneous (one call per test, morphed issue,
-    /// masked context).
+    /// single (n tests in one call) | heterogeneous (as published: one variant per test, each
+    /// running BaseBRT's localization and contextualization again with its morphed issue,
+    /// then its test with its masked context) | heterogeneous-generate (one localization from
+    /// the original issue, then one call per test, morphed issue, masked context).
     /// Default: single.
     #[arg(long)]
     pub prompting: Option<evootter::engine::Prompting>,

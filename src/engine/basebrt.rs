@@ -7,7 +7,7 @@
 use super::config::Prompting;
 use super::events::Event;
 use super::machine::{Engine, EngineError};
-use super::session::{BaseBrt, Origin, Phase};
+use super::session::{BaseBrt, Origin, Phase, Variant};
 use crate::prompts::{
     PromptKind, parse_focal, parse_imports, parse_paths, parse_single_path, parse_tests,
 };
@@ -43,6 +43,14 @@ fn variant(i: usize) -> (Option<&'static str>, bool, bool) {
         Some("initPatch"),
     ];
     (STYLES[i % STYLES.len()], i % 2 == 1, i % 4 == 3)
+}
+
+/// What the localizer found for one issue: the files it kept, the functions it named, and the
+/// focal functions after refinement.
+struct Localized {
+    files: Vec<String>,
+    named: Vec<FocalFunction>,
+    focal: Vec<FocalFunction>,
 }
 
 impl Engine {
@@ -108,9 +116,31 @@ impl Engine {
 
     /// Localizer: three calls, files -> functions -> refined focal functions.
     pub(super) async fn step_localize(&mut self) -> Result<(), EngineError> {
+        let issue = self.doc.inputs.issue_text.clone();
+        let found = match self.localize(&issue).await? {
+            Ok(f) => f,
+            Err((step, what)) => return Err(self.no_use(step, what).await),
+        };
+        self.emit(Event::Localized {
+            files: found.files.clone(),
+            focal: found.focal.iter().map(|f| f.to_string()).collect(),
+        });
+        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
+        brt.files = found.files;
+        brt.functions = found.named.iter().map(|f| f.to_string()).collect();
+        self.doc.inputs.focal = found.focal;
+        self.doc.phase = self.after_localize();
+        Ok(())
+    }
+
+    /// The localizer's three calls for `issue`: what it found, checked against the
+    /// repository; `Err((step, what))` inside when a reply named nothing that exists.
+    async fn localize(
+        &mut self,
+        issue: &str,
+    ) -> Result<Result<Localized, (&'static str, &'static str)>, EngineError> {
         let all = python_files(&self.doc.inputs.repo);
         let known: BTreeSet<&str> = all.iter().map(String::as_str).collect();
-        let issue = self.doc.inputs.issue_text.clone();
 
         let ctx = json!({"issue": issue, "files": all, "max_files": MAX_FILES});
         let reply = self
@@ -122,7 +152,7 @@ impl Engine {
             .take(MAX_FILES)
             .collect();
         if files.is_empty() {
-            return Err(self.no_use("localize_files", "Python file").await);
+            return Ok(Err(("localize_files", "Python file")));
         }
 
         let mut defined: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -155,7 +185,7 @@ impl Engine {
         };
         let candidates = valid(parse_focal(&reply));
         if candidates.is_empty() {
-            return Err(self.no_use("localize_functions", "function").await);
+            return Ok(Err(("localize_functions", "function")));
         }
 
         let ctx = json!({"issue": issue, "functions": self.bodies(&candidates)});
@@ -175,16 +205,11 @@ impl Engine {
         } else {
             refined
         };
-        self.emit(Event::Localized {
-            files: files.clone(),
-            focal: focal.iter().map(|f| f.to_string()).collect(),
-        });
-        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
-        brt.files = files;
-        brt.functions = candidates.iter().map(|f| f.to_string()).collect();
-        self.doc.inputs.focal = focal;
-        self.doc.phase = self.after_localize();
-        Ok(())
+        Ok(Ok(Localized {
+            files,
+            named: candidates,
+            focal,
+        }))
     }
 
     fn after_localize(&self) -> Phase {
@@ -203,8 +228,34 @@ impl Engine {
             Some(b) if !b.files.is_empty() => b.files.clone(),
             _ => focal.iter().map(|f| f.file.clone()).collect(),
         };
+        let (chosen, location) = self.contextualize(&issue, &focal, &files).await?;
+        // New tests, and the offspring of crossover, go where the contextualizer said.
+        if let Some((dir, _)) = location.rsplit_once('/') {
+            self.doc.config.test_dir = dir.to_string();
+        } else {
+            self.doc.config.test_dir = ".".into();
+        }
+        self.emit(Event::Contextualized {
+            imports: chosen.clone(),
+            test_location: location.clone(),
+        });
+        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
+        brt.imports = chosen;
+        brt.test_location = Some(location);
+        self.doc.phase = Phase::Generate;
+        Ok(())
+    }
+
+    /// The contextualizer's two calls for `issue`, the `focal` functions and the localized
+    /// `files`: the imports it chose and where the test goes.
+    async fn contextualize(
+        &mut self,
+        issue: &str,
+        focal: &[FocalFunction],
+        files: &[String],
+    ) -> Result<(Vec<String>, String), EngineError> {
         let mut imports: Vec<String> = Vec::new();
-        for f in &files {
+        for f in files {
             for i in self
                 .read_repo(f)
                 .map(|s| imports_of(&s))
@@ -215,7 +266,7 @@ impl Engine {
                 }
             }
         }
-        let ctx = json!({"issue": issue, "functions": self.bodies(&focal), "imports": imports});
+        let ctx = json!({"issue": issue, "functions": self.bodies(focal), "imports": imports});
         let reply = self
             .ask("context_imports", PromptKind::ContextImports, ctx)
             .await?;
@@ -247,21 +298,84 @@ impl Engine {
                 fallback
             }
         };
-        // New tests, and the offspring of crossover, go where the contextualizer said.
-        if let Some((dir, _)) = location.rsplit_once('/') {
-            self.doc.config.test_dir = dir.to_string();
-        } else {
-            self.doc.config.test_dir = ".".into();
+        Ok((chosen, location))
+    }
+
+    /// Heterogeneous prompting's variant `i` of `n` (paper III-B): its morphed issue and, as
+    /// published, its own localization and contextualization with it (those the run asked of
+    /// the model; the original issue's variant has the run's own), then one call for its test
+    /// with its context mask. A variant whose localization names nothing that exists uses the
+    /// run's, and says so.
+    async fn variant_test(
+        &mut self,
+        i: usize,
+        n: usize,
+        published: bool,
+        functions: &[serde_json::Value],
+        test_path: &str,
+    ) -> Result<(Option<crate::prompts::ParsedTest>, Variant), EngineError> {
+        let (style, mask_imports, mask_functions) = variant(i);
+        let issue = match style {
+            None => self.doc.inputs.issue_text.clone(),
+            Some(style) => self.morph(style).await?,
+        };
+        let brt = self.doc.base_brt.clone().unwrap_or_default();
+        let mut v = Variant {
+            index: i + 1,
+            morph: style.map(str::to_string),
+            imports_masked: mask_imports,
+            functions_masked: mask_functions,
+            ..Default::default()
+        };
+        let localized = !brt.files.is_empty();
+        let mut focal = self.doc.inputs.focal.clone();
+        let mut files = brt.files.clone();
+        if published && style.is_some() && localized {
+            match self.localize(&issue).await? {
+                Ok(found) => {
+                    focal = found.focal;
+                    files = found.files;
+                }
+                Err((step, what)) => self.note(format!(
+                    "generate: variant {} ({step}) named no {what} that exists; it uses the \
+                     original issue's localization",
+                    i + 1
+                )),
+            }
         }
-        self.emit(Event::Contextualized {
-            imports: chosen.clone(),
-            test_location: location.clone(),
+        let (functions, imports) = if published && style.is_some() {
+            if files.is_empty() {
+                files = focal.iter().map(|f| f.file.clone()).collect();
+            }
+            let (imports, location) = self.contextualize(&issue, &focal, &files).await?;
+            v.imports = imports.clone();
+            v.test_location = Some(location);
+            (self.bodies(&focal), imports)
+        } else {
+            v.imports = brt.imports.clone();
+            v.test_location = brt.test_location.clone();
+            (functions.to_vec(), brt.imports.clone())
+        };
+        if localized {
+            v.focal = focal.iter().map(|f| f.to_string()).collect();
+        }
+        let ctx = json!({
+            "issue": issue,
+            "functions": if mask_functions { json!([]) } else { json!(functions) },
+            "imports": if mask_imports { json!([]) } else { json!(imports) },
+            "test_path": test_path,
         });
-        let brt = self.doc.base_brt.get_or_insert_with(BaseBrt::default);
-        brt.imports = chosen;
-        brt.test_location = Some(location);
-        self.doc.phase = Phase::Generate;
-        Ok(())
+        let reply = self.ask("generate", PromptKind::GenerateOne, ctx).await?;
+        let parsed = parse_tests(&reply, 1);
+        let test = parsed.tests.into_iter().next();
+        if test.is_none() {
+            self.note(format!(
+                "generate: call {} of {n} gave no usable test ({})",
+                i + 1,
+                parsed.problems.join("; ")
+            ));
+        }
+        Ok((test, v))
     }
 
     /// The initial population: single prompting (paper IV-D, n tests in one call) or
@@ -276,6 +390,10 @@ impl Engine {
             .unwrap_or_else(|| format!("{}/test_issue_reproduction.py", self.doc.config.test_dir));
         let functions = self.bodies(&self.doc.inputs.focal);
         let mut tests = Vec::new();
+        // Heterogeneous prompting: each test's variant, in order (a variant whose reply held
+        // no test has none).
+        let mut variants: Vec<Variant> = Vec::new();
+        let mut writers: Vec<usize> = Vec::new();
         match self.doc.config.prompting {
             Prompting::Single => {
                 let ctx = json!({
@@ -292,29 +410,17 @@ impl Engine {
                 }
                 tests = parsed.tests;
             }
-            Prompting::Heterogeneous => {
+            Prompting::Heterogeneous | Prompting::HeterogeneousGenerate => {
+                let published = self.doc.config.prompting == Prompting::Heterogeneous;
                 for i in 0..n {
-                    let (style, mask_imports, mask_functions) = variant(i);
-                    let issue = match style {
-                        None => self.doc.inputs.issue_text.clone(),
-                        Some(style) => self.morph(style).await?,
-                    };
-                    let ctx = json!({
-                        "issue": issue,
-                        "functions": if mask_functions { json!([]) } else { json!(functions) },
-                        "imports": if mask_imports { json!([]) } else { json!(brt.imports) },
-                        "test_path": test_path,
-                    });
-                    let reply = self.ask("generate", PromptKind::GenerateOne, ctx).await?;
-                    let parsed = parse_tests(&reply, 1);
-                    match parsed.tests.into_iter().next() {
-                        Some(t) => tests.push(t),
-                        None => self.note(format!(
-                            "generate: call {} of {n} gave no usable test ({})",
-                            i + 1,
-                            parsed.problems.join("; ")
-                        )),
+                    let (t, v) = self
+                        .variant_test(i, n, published, &functions, &test_path)
+                        .await?;
+                    if let Some(t) = t {
+                        writers.push(variants.len());
+                        tests.push(t);
                     }
+                    variants.push(v);
                 }
             }
         }
@@ -323,11 +429,23 @@ impl Engine {
         }
         let prompting = self.doc.config.prompting.to_string();
         for (i, t) in tests.into_iter().enumerate() {
-            let origin = Origin::Generated {
-                prompting: prompting.clone(),
+            // Which variant wrote it, where there are variants.
+            let prompting = match writers.get(i).map(|k| &variants[*k]) {
+                Some(v) => format!("{prompting}, {}", v.words()),
+                None => prompting.clone(),
             };
+            let origin = Origin::Generated { prompting };
             let id = self.add_test(t, &format!("test_candidate_{}.py", i + 1), origin);
+            if let Some(k) = writers.get(i) {
+                variants[*k].test = Some(id.clone());
+            }
             self.doc.initial_population.push(id);
+        }
+        if !variants.is_empty() {
+            self.doc
+                .base_brt
+                .get_or_insert_with(BaseBrt::default)
+                .variants = variants;
         }
         let population = self.doc.initial_population.clone();
         self.emit_written(None, &population, &[]);

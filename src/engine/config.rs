@@ -85,8 +85,13 @@ pub enum Prompting {
     /// All n tests in one call (cheap; the paper's best result with a strong model).
     #[default]
     Single,
-    /// One test per call, each from a morphed issue and a masked context.
+    /// As published (paper III-B, Fig. 3): each variant, one per test, runs BaseBRT's whole
+    /// workflow (the localization and contextualization the run asks of the model, then the
+    /// test) with its morphed issue, and writes its test with its context mask.
     Heterogeneous,
+    /// The cheaper form: one localization and contextualization from the original issue,
+    /// then one test per call, each from a morphed issue and a masked context.
+    HeterogeneousGenerate,
 }
 
 macro_rules! cli_enum {
@@ -141,6 +146,7 @@ impl FitnessRule {
 cli_enum!(Prompting, "prompting", [
     "single" => Prompting::Single,
     "heterogeneous" => Prompting::Heterogeneous,
+    "heterogeneous-generate" => Prompting::HeterogeneousGenerate,
 ]);
 cli_enum!(KillScope, "kill scope", [
     "failing-cases" => KillScope::FailingCases,

@@ -200,6 +200,51 @@ pub struct BaseBrt {
     /// Heterogeneous prompting: the issue rewritten per morph style.
     #[serde(default)]
     pub morphs: BTreeMap<String, String>,
+    /// Heterogeneous prompting: each variant, what its own localization and contextualization
+    /// found, and the test it wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+}
+
+/// One variant of heterogeneous prompting (paper III-B): its issue morph and context mask,
+/// what BaseBRT found with them, and its test.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// 1 for the first.
+    pub index: usize,
+    /// The morph style; `None`: the original issue.
+    pub morph: Option<String>,
+    pub imports_masked: bool,
+    pub functions_masked: bool,
+    /// The variant's own localization (FILE::QUALNAME), when the run localizes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focal: Vec<String>,
+    /// The variant's own imports and test location, when the run contextualizes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_location: Option<String>,
+    /// The test it wrote, if its reply held one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<TestId>,
+}
+
+impl Variant {
+    /// `variant 3 (dropCode, imports masked)`: which variant wrote a test, in words.
+    pub fn words(&self) -> String {
+        let mut parts = vec![
+            self.morph
+                .clone()
+                .unwrap_or_else(|| "original issue".into()),
+        ];
+        if self.imports_masked {
+            parts.push("imports masked".into());
+        }
+        if self.functions_masked {
+            parts.push("functions masked".into());
+        }
+        format!("variant {} ({})", self.index, parts.join(", "))
+    }
 }
 
 /// One candidate test module (an individual of the test population).
