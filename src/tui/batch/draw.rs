@@ -349,6 +349,17 @@ fn draw_figures(f: &mut Frame, shown: &[&Row], area: Rect, theme: &Theme) {
     let n = facts.len();
     let batch = [figures::batch_facts("shown".into(), facts)];
     let wide = area.width >= 100;
+    // On a tall terminal a second row: the paper's Figs. 4 and 5 per phase.
+    let (area, phases) = if area.height >= 24 {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(area);
+        (top, Some(bottom))
+    } else {
+        (area, None)
+    };
+    if let Some(bottom) = phases {
+        draw_phase_figures(f, &batch, bottom, theme);
+    }
     let areas = Layout::horizontal(if wide {
         vec![Constraint::Ratio(1, 3); 3]
     } else {
@@ -424,6 +435,68 @@ fn draw_figures(f: &mut Frame, shown: &[&Row], area: Rect, theme: &Theme) {
         }
         f.render_widget(chart, areas[2]);
     }
+}
+
+/// The paper's Fig. 4 (mean selection accuracy per cut, in percent) and Fig. 5 (mean kills of
+/// F2P tests and of the others per cut) of the rows shown, side by side.
+fn draw_phase_figures(
+    f: &mut Frame,
+    batch: &[crate::bench::figures::BatchFacts],
+    area: Rect,
+    theme: &Theme,
+) {
+    use crate::bench::paper_tables;
+    use ratatui::widgets::{Bar, BarChart, BarGroup};
+    let [left, right] =
+        Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(area);
+    let block = |title: &str| {
+        Block::bordered()
+            .title(title.to_string())
+            .border_style(theme.style(Role::Border))
+    };
+    let num = |x: &str| x.parse::<f64>().ok();
+    let acc = paper_tables::selection_accuracy(batch);
+    let bars: Vec<Bar> = acc
+        .rows
+        .iter()
+        .map(|r| {
+            let pct = num(&r[3]).map_or(0, |a| (a * 100.0).round() as u64);
+            Bar::default()
+                .value(pct)
+                .label(Line::from(format!("p{}", r[1])))
+                .text_value(num(&r[3]).map_or("-".into(), |_| format!("{pct}%")))
+                .style(theme.style(Role::Kept))
+        })
+        .collect();
+    f.render_widget(
+        BarChart::default()
+            .block(block(" selection accuracy per phase (Fig. 4) "))
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(5)
+            .bar_gap(1)
+            .max(100)
+            .value_style(theme.style(Role::Selected)),
+        left,
+    );
+    let kills = paper_tables::kills(batch);
+    let mut chart = BarChart::default()
+        .block(block(" kills: F2P tests, others (Fig. 5) "))
+        .bar_width(3)
+        .bar_gap(0)
+        .group_gap(2)
+        .value_style(theme.style(Role::Selected));
+    for r in &kills.rows {
+        let v = |i: usize| num(&r[i]).map_or(0, |k| k.round() as u64);
+        chart = chart.data(
+            BarGroup::default()
+                .label(Line::from(format!("p{}", r[1])))
+                .bars(&[
+                    Bar::default().value(v(3)).style(theme.style(Role::Kept)),
+                    Bar::default().value(v(5)).style(theme.style(Role::Dropped)),
+                ]),
+        );
+    }
+    f.render_widget(chart, right);
 }
 
 /// What is said below the table: a failure to open an instance, or the selected row in words.

@@ -147,6 +147,16 @@ pub(super) fn cell_lines(c: &Ctx) -> Vec<Line<'static>> {
                 t.style(Role::Text),
             ));
         }
+        // Which heterogeneous-prompting variant wrote the row's test.
+        if let Some(crate::engine::Origin::Generated { prompting }) =
+            s.doc.tests.get(&test).map(|c| &c.origin)
+            && let Some((_, variant)) = prompting.split_once(", variant ")
+        {
+            lines.push(Line::styled(
+                format!("{test} was written by variant {variant}"),
+                t.style(Role::Dim),
+            ));
+        }
     }
     lines
 }
