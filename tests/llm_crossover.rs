@@ -136,3 +136,33 @@ fn the_model_selects_every_generation() {
     let notes = r["notes"].to_string();
     assert!(notes.contains("select"), "{notes}");
 }
+
+/// `--method llm-select` asks for one test; a reply naming more keeps the first and says so.
+#[test]
+fn a_selector_naming_more_tests_than_asked_keeps_the_first_and_says_so() {
+    let tiny = Tiny::four();
+    let script = serde_json::json!([
+        {"step": "select", "reply": "```json\n[\"t3\", \"t1\", \"t2\"]\n```\n"},
+    ]);
+    let script_path = tiny.out("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let o = tiny.run(
+        "out",
+        &[
+            "--method",
+            "llm-select",
+            "--llm",
+            &format!("scripted:{}", script_path.display()),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let r = read_json(&tiny.out("out").join("report.json"));
+    assert_eq!(r["final_test_id"], "t3");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains(
+            "the model named 3 tests where one was asked (t3, t1, t2); the first is kept"
+        ),
+        "{notes}"
+    );
+}

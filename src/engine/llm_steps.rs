@@ -279,11 +279,25 @@ impl Engine {
                 for n in p.notes {
                     self.note(format!("select: {n}"));
                 }
+                let mut named: Vec<TestId> = vec![];
                 for id in p.ids {
-                    if candidates.contains(&id) && !chosen.contains(&id) && chosen.len() < k {
-                        chosen.push(id);
+                    if candidates.contains(&id) && !named.contains(&id) {
+                        named.push(id);
                     }
                 }
+                if named.len() > k {
+                    let (asked, kept) = if k == 1 {
+                        ("one was".to_string(), "the first is".to_string())
+                    } else {
+                        (format!("{k} were"), format!("the first {k} are"))
+                    };
+                    self.note(format!(
+                        "select: the model named {} tests where {asked} asked ({}); {kept} kept",
+                        named.len(),
+                        named.join(", ")
+                    ));
+                }
+                chosen.extend(named.into_iter().take(k));
             }
             Some(Err(e)) => self.note(format!(
                 "select: the model's reply held no usable test ids ({e}); the rule-based order decides"

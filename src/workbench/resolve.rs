@@ -494,6 +494,35 @@ pub(super) fn check_budget(usd: f64) -> Result<f64, RequestError> {
 /// and witnesses rank tests only under mutation selection with the BRT fitness rule.
 pub fn idle_options(config: &RunConfig) -> Vec<String> {
     let base = RunConfig::default();
+    let preset_set = |name: &str| {
+        config
+            .preset
+            .as_ref()
+            .is_some_and(|p| p.set.iter().any(|f| f == name))
+    };
+    // The paper's other systems make no mutant: what shapes the pool or counts kills is idle.
+    if !config.method.mutates() {
+        let m = config.method;
+        return [
+            (config.mutants != base.mutants, "--mutants"),
+            (config.operators != base.operators, "--operators"),
+            (config.mutant_scope != base.mutant_scope, "--mutant-scope"),
+            (config.mutant_kinds.is_some(), "--mutant-kinds"),
+            (config.settle_ties != base.settle_ties, "--no-settle-ties"),
+            (config.witnesses != base.witnesses, "--no-witnesses"),
+            (config.kills != base.kills, "--kills"),
+            (config.keep_equivalent_mutants, "--keep-equivalent-mutants"),
+            (
+                config.rescue_tiebreak != base.rescue_tiebreak,
+                "--no-rescue-tiebreak",
+            ),
+            (config.issue_focus != base.issue_focus, "--no-issue-focus"),
+        ]
+        .into_iter()
+        .filter(|(given, name)| *given && !preset_set(name))
+        .map(|(_, name)| format!("{name} changes nothing here: --method {m} runs no mutant"))
+        .collect();
+    }
     let given: Vec<&str> = [
         (config.kills != base.kills, "--kills"),
         (config.issue_focus != base.issue_focus, "--no-issue-focus"),
@@ -883,6 +912,19 @@ mod tests {
     fn options_that_change_nothing_are_said() {
         let base = RunConfig::default();
         assert!(idle_options(&base).is_empty());
+        let rules = RunConfig {
+            method: Method::RuleSelect,
+            mutants: 40,
+            witnesses: false,
+            ..base.clone()
+        };
+        assert_eq!(
+            idle_options(&rules),
+            [
+                "--mutants changes nothing here: --method rule-select runs no mutant",
+                "--no-witnesses changes nothing here: --method rule-select runs no mutant"
+            ]
+        );
         let whole = RunConfig {
             kills: crate::engine::KillScope::WholeLog,
             ..base.clone()
