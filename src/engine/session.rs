@@ -675,6 +675,24 @@ pub enum SessionError {
 pub use crate::clock::now_unix;
 
 impl SessionDoc {
+    /// The run's method in a few words, as this run made it: BaseBRT given candidates takes
+    /// the first of them rather than writing one from the issue.
+    pub fn method_words(&self) -> &'static str {
+        let given = self
+            .initial_population
+            .first()
+            .and_then(|t| self.tests.get(t))
+            .is_some_and(|c| matches!(c.origin, Origin::Initial { .. }));
+        match self.config.method {
+            super::config::Method::Basebrt if given => {
+                "the first of the given candidates, nothing selected, no mutant"
+            }
+            m => m.words(),
+        }
+    }
+}
+
+impl SessionDoc {
     /// Store `text` in the log table and return its id.
     pub fn intern_log(&mut self, text: &str) -> String {
         let id = crate::hash::sha256_hex(text)[..20].to_string();

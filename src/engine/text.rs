@@ -57,7 +57,7 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
             out,
             "method {}: {}",
             doc.config.method,
-            doc.config.method.words()
+            doc.method_words()
         );
     }
     if let Some(p) = &doc.config.preset {

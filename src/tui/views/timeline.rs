@@ -44,7 +44,7 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
     let method = s.doc.config.method;
     if !method.mutates() {
         lines.push(Line::styled(
-            format!("method {method}: {}", method.words()),
+            format!("method {method}: {}", s.doc.method_words()),
             t.style(Role::Dim),
         ));
     }
