@@ -53,12 +53,7 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         doc.phase
     );
     if !doc.config.method.mutates() {
-        w!(
-            out,
-            "method {}: {}",
-            doc.config.method,
-            doc.method_words()
-        );
+        w!(out, "method {}: {}", doc.config.method, doc.method_words());
     }
     if let Some(p) = &doc.config.preset {
         w!(out, "preset {p}");

@@ -160,11 +160,14 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         }
         // What to do next, while there is something to do here.
         if !s.read_only && s.doc.phase != crate::engine::Phase::Done {
-            lines.push(Line::styled(
+            let hint = if method.mutates() {
                 "r runs to the first gate (the model's steps, the mutants, generation 0's \
-                 executions); n runs one step",
-                t.style(Role::Dim),
-            ));
+                 executions); n runs one step"
+            } else {
+                "r runs the method to its end (it has no gate before a crossover); n runs one \
+                 step"
+            };
+            lines.push(Line::styled(hint, t.style(Role::Dim)));
         }
     }
     let title = format!("Timeline: {}", phase_words(s));
