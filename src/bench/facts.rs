@@ -187,6 +187,17 @@ pub fn settings(report: &serde_json::Value) -> String {
     let n = report["generations"][0]["tests"]
         .as_array()
         .map_or(0, Vec::len);
+    // The paper's other systems have no mutants or fitness to name.
+    match report["method"].as_str() {
+        Some("eotter") => {
+            return format!(
+                "method eotter, up to {} repair calls per test",
+                report["repair_rounds"]
+            );
+        }
+        Some(m) if m != "evootter" => return format!("method {m}"),
+        _ => {}
+    }
     format!(
         "selection {}, fitness {}, n {n}, m {}, crossover {}",
         report["selection"].as_str().unwrap_or("?"),

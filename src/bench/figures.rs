@@ -79,8 +79,11 @@ pub fn f2p_per_instance(batches: &[BatchFacts]) -> Table {
     let mut rows = vec![];
     for b in batches {
         for k in 0..=max {
-            let initial = b.instances.iter().filter(|i| i.initial() == k).count();
-            let last = b.instances.iter().filter(|i| i.last() == k).count();
+            // A method without generations (BaseBRT, e-Otter with one test) has no population
+            // to count.
+            let with = || b.instances.iter().filter(|i| !i.generations.is_empty());
+            let initial = with().filter(|i| i.initial() == k).count();
+            let last = with().filter(|i| i.last() == k).count();
             rows.push(vec![b.label.clone(), s(k), s(initial), s(last)]);
         }
     }

@@ -120,10 +120,18 @@ pub(super) fn figures(
             false,
             &format!("F2P rate before and after {date} (Table VIII)"),
             ("instances by created_at", "F2P rate"),
-            &["pre-cutoff", "post-cutoff"].map(s),
-            &per_batch(&t, 4)
-                .into_iter()
-                .map(|(l, v)| (l, v.into_iter().take(2).collect()))
+            &["pre-cutoff", "post-cutoff", "no created_at"].map(s),
+            &batches
+                .iter()
+                .map(|b| {
+                    let v = ["pre-cutoff", "post-cutoff", "no created_at"].map(|sub| {
+                        t.rows
+                            .iter()
+                            .find(|r| r[0] == b.label && r[1] == sub)
+                            .map_or(0.0, |r| num(r, 4))
+                    });
+                    (b.label.clone(), v.to_vec())
+                })
                 .collect::<Vec<_>>(),
             cap,
         );
@@ -367,14 +375,8 @@ pub fn evolution(batches: &[BatchFacts]) -> Table {
                 s(all.len()),
                 s(from_none.len()),
                 s(evolved),
-                format!(
-                    "{:.4}",
-                    if from_none.is_empty() {
-                        0.0
-                    } else {
-                        evolved as f64 / from_none.len() as f64
-                    }
-                ),
+                // No sample, no rate (not 0%).
+                fixed((!from_none.is_empty()).then(|| evolved as f64 / from_none.len() as f64)),
             ]
         })
         .collect();
@@ -419,14 +421,7 @@ pub fn cutoff(batches: &[BatchFacts], cutoff: &str) -> Table {
                 subset.to_string(),
                 s(of.len()),
                 s(f2p),
-                format!(
-                    "{:.4}",
-                    if of.is_empty() {
-                        0.0
-                    } else {
-                        f2p as f64 / of.len() as f64
-                    }
-                ),
+                fixed((!of.is_empty()).then(|| f2p as f64 / of.len() as f64)),
             ]);
         }
     }

@@ -361,6 +361,11 @@ pub fn table(s: &Summary) -> String {
 
 /// Per instance of two batches: which became F2P (under TDD-Bench's rule), which were lost, and
 /// the cost difference.
+/// A table's number with one decimal (`6.0`), or `-` for none.
+fn one_decimal(x: &str) -> String {
+    x.parse::<f64>().map_or("-".into(), |v| format!("{v:.1}"))
+}
+
 /// Batches side by side as the paper's Tables II and III give them (F2P count and share, model
 /// calls and cost per instance), then McNemar's exact test between every pair on the
 /// instances both ran.
@@ -384,13 +389,10 @@ pub fn side_by_side(batches: &[super::figures::BatchFacts]) -> String {
             r[1],
             r[2],
             format!("{} ({:.1}%)", r[3], share * 100.0),
-            r[5],
-            format!("{} ({})", r[6], r[7]),
-            if r[8].is_empty() {
-                "-".to_string()
-            } else {
-                format!("${}", r[8])
-            }
+            one_decimal(&r[5]),
+            format!("{} ({})", one_decimal(&r[6]), r[7]),
+            r[8].parse::<f64>()
+                .map_or("unpriced".to_string(), |c| format!("${c:.4}"))
         ));
     }
     let pairs = super::paper_tables::mcnemar(batches);

@@ -11,6 +11,9 @@ pub struct Progress {
     live: bool,
     /// In e-Otter's repair step, whose runs (outside any generation) are `c_old` runs.
     repairing: bool,
+    /// Whether the run's method makes mutants (the paper's other systems do not: their lines
+    /// say nothing of mutants, kills or fitness).
+    mutants: bool,
 }
 
 impl Progress {
@@ -29,7 +32,14 @@ impl Progress {
             events,
             live: false,
             repairing: false,
+            mutants: true,
         })
+    }
+
+    /// Lines for a method that makes no mutant (`--method` other than evootter).
+    pub fn without_mutants(mut self) -> Self {
+        self.mutants = false;
+        self
     }
 
     fn line(&mut self, s: String) {
@@ -73,6 +83,9 @@ impl Progress {
         match e {
             Event::StepStarted { phase } => {
                 self.repairing = phase == Phase::Repair;
+                if phase == Phase::Mutate && !self.mutants {
+                    return;
+                }
                 if matches!(
                     phase,
                     Phase::Localize
@@ -106,7 +119,9 @@ impl Progress {
                 executions,
                 cached,
                 provisional,
-            } => self.line(if provisional {
+            } => self.line(if !self.mutants {
+                format!("== generation {generation}: {tests} tests, each run on c_old (no mutant)")
+            } else if provisional {
                 format!(
                     "== generation {generation}: {tests} tests; the mutants are sampled from \
                      what they reach once their c_old runs are traced"
@@ -182,6 +197,7 @@ impl Progress {
             } => {
                 // The evaluation kills nothing: it runs each test on c_old and with the fix.
                 let mut s = match generation {
+                    Some(g) if !self.mutants => format!("   [gen {g}] c_old runs {done}/{total}"),
                     Some(g) => {
                         format!("   [gen {g}] executions {done}/{total}, kills so far {kills}")
                     }
@@ -209,7 +225,7 @@ impl Progress {
             } => self.line(format!(
                 "   generation {generation}: kept {} (by {selected_by}{})",
                 selected.join(", "),
-                if fitness_decided {
+                if fitness_decided || !self.mutants {
                     ""
                 } else {
                     ", fitness tied at the cut"

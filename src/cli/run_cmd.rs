@@ -89,6 +89,9 @@ pub async fn run(a: RunCmdArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{line}");
     }
     let mut progress = Progress::new(a.events.clone())?;
+    if !wb.snapshot().config.method.mutates() {
+        progress = progress.without_mutants();
+    }
     wb.send(Command::RunToEnd);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     loop {

@@ -218,6 +218,20 @@ impl Engine {
         // fails this act only: the session stays at the gate as it was.
         let r = match self.critique(&test, round, Some(g)).await {
             Ok(r) => r,
+            // Recorded replies answer only the prompts they were recorded for: said shortly.
+            Err(EngineError::Llm { .. })
+                if self
+                    .doc
+                    .config
+                    .llm
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("scripted:")) =>
+            {
+                return refused(format!(
+                    "no repair of {test}, nothing changed: the recorded replies have none for \
+                     it (they answer only the tests they were recorded for)"
+                ));
+            }
             Err(e @ (EngineError::Llm { .. } | EngineError::Budget(_))) => {
                 return refused(format!("no repair of {test}, nothing changed: {e}"));
             }

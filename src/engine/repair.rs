@@ -119,7 +119,10 @@ impl Engine {
                             round,
                             generation,
                         };
-                        out.repaired = Some(self.add_test(t, &name, origin));
+                        // Named for what it is (the model tends to keep the old name).
+                        let t = crate::prompts::ParsedTest { name: None, ..t };
+                        let file = repair_name(&name, round);
+                        out.repaired = Some(self.add_test(t, &file, origin));
                     }
                 }
             }
@@ -155,6 +158,17 @@ impl Engine {
         let mut progress = StepProgress::over(jobs.len());
         self.run_jobs(None, jobs, &mut progress).await
     }
+}
+
+/// `test_x_repair2.py`: the file of round `round`'s repair of `name` (itself perhaps an
+/// earlier round's, whose suffix it replaces).
+fn repair_name(name: &str, round: usize) -> String {
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    let stem = match stem.rsplit_once("_repair") {
+        Some((base, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => base,
+        _ => stem,
+    };
+    format!("{stem}_repair{round}.py")
 }
 
 /// How `test` ran on `c_old`, in a few words: its outcome and the last error line of its log
@@ -228,4 +242,19 @@ pub fn chain_lines(doc: &SessionDoc) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repair_name;
+
+    #[test]
+    fn a_repair_is_named_for_its_round() {
+        assert_eq!(repair_name("test_x.py", 1), "test_x_repair1.py");
+        assert_eq!(repair_name("test_x_repair1.py", 2), "test_x_repair2.py");
+        assert_eq!(
+            repair_name("test_x_repairs.py", 1),
+            "test_x_repairs_repair1.py"
+        );
+    }
 }

@@ -65,7 +65,11 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         w!(out, "mutant kinds: only {}", names.join(", "));
     }
-    w!(out, "{}", doc.config.fitness_words());
+    // A method without mutants says how it picks in its own line.
+    let mutates = doc.config.method.mutates();
+    if mutates {
+        w!(out, "{}", doc.config.fitness_words());
+    }
     if let Some(pool) = doc.pool.as_ref().filter(|_| doc.config.method.mutates()) {
         w!(
             out,
@@ -82,15 +86,23 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
     for g in gens {
         let m = KillMatrix::of(doc, g, &source).ok_or_else(|| format!("generation {g}"))?;
         let gen_ = &doc.generations[g];
-        w!(
-            out,
-            "\ngeneration {g}: {} tests x {} mutants\n  cells: {}",
-            m.tests.len(),
-            m.mutants.len(),
-            legend(&m)
-        );
-        for line in column_numbers(m.mutants.len()) {
-            w!(out, "       {line}");
+        if mutates {
+            w!(
+                out,
+                "\ngeneration {g}: {} tests x {} mutants\n  cells: {}",
+                m.tests.len(),
+                m.mutants.len(),
+                legend(&m)
+            );
+            for line in column_numbers(m.mutants.len()) {
+                w!(out, "       {line}");
+            }
+        } else {
+            w!(
+                out,
+                "\ngeneration {g}: {} tests, each run on c_old",
+                m.tests.len()
+            );
         }
         let gate = doc.gate(g);
         for (i, t) in m.tests.iter().enumerate() {
@@ -98,10 +110,14 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
             let score = gen_.scores.get(t);
             // The word every screen shows for what became of it at the gate.
             let kept = gate.fate(t).label();
+            let kills = match score {
+                Some(s) if mutates => format!("  kills {:>2}", s.counted(&doc.config)),
+                None if mutates => "  kills  0".to_string(),
+                _ => String::new(),
+            };
             w!(
                 out,
-                "  {t:>4} {row}  kills {:>2}  c_old {:<8} {:<7} {}{}",
-                score.map_or(0, |s| s.counted(&doc.config)),
+                "  {t:>4} {row}{kills}  c_old {:<8} {:<7} {}{}",
                 score.map_or("-".into(), |s| format!("{:?}", s.old_outcome)
                     .to_lowercase()),
                 kept,
@@ -125,7 +141,10 @@ fn write_matrices(out: &mut String, doc: &SessionDoc, only: Option<usize>) -> Re
         }
     }
     if let Some(t) = &doc.final_test {
-        w!(out, "\nfinal test: {t} ({})", doc.tests[t].name);
+        let f2p = doc.evaluation.get(t).map_or(String::new(), |e| {
+            format!(", F2P: {}", if e.f2p { "yes" } else { "no" })
+        });
+        w!(out, "\nfinal test: {t} ({}){f2p}", doc.tests[t].name);
     }
     if let Some(llm) = &doc.config.llm {
         let t = crate::llm::CallTotals::of(&doc.llm_calls);

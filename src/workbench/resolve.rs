@@ -521,6 +521,13 @@ pub fn idle_options(config: &RunConfig) -> Vec<String> {
         .into_iter()
         .filter(|(given, name)| *given && !preset_set(name))
         .map(|(_, name)| format!("{name} changes nothing here: --method {m} runs no mutant"))
+        .chain(config.preset.as_ref().map(|p| {
+            format!(
+                "--preset {} changes nothing here: it sets EvoOtter's mutants and fitness, and \
+                 --method {m} runs no mutant",
+                p.name
+            )
+        }))
         .collect();
     }
     let given: Vec<&str> = [

@@ -97,6 +97,9 @@ pub fn refusal(s: &State, a: &Action) -> Option<String> {
             Some(_) => None,
         }),
         Action::Open if s.screen == Screen::Why => read_only(),
+        Action::Open if s.screen == Screen::Timeline && s.doc.generations.is_empty() => {
+            Some("no generation to open in the Grid".to_owned())
+        }
         // Without mutants there is no cell to open, explain, sort by or filter.
         Action::Explain | Action::SortRows | Action::FilterColumns
             if !s.doc.config.method.mutates() =>

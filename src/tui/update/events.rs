@@ -231,6 +231,20 @@ pub(super) fn on_event(s: &mut State, e: Event) {
         Event::LlmRetrying {
             endpoint, reason, ..
         } => s.say(format!("model at {endpoint}: {reason}; retrying")),
+        // e-Otter's loop, a round at a time (the Timeline lists every round with its reason).
+        Event::Critiqued {
+            test,
+            round,
+            accepted,
+            reason,
+            repaired,
+        } => s.say(format!(
+            "repair round {round}: the critic {} {test} ({reason}){}",
+            if accepted { "accepts" } else { "rejects" },
+            repaired
+                .map(|r| format!("; its repair is {r}"))
+                .unwrap_or_default()
+        )),
         _ => {}
     }
 }

@@ -323,3 +323,20 @@ pub(super) fn headline(s: &str) -> String {
     let first = s.trim().lines().next().unwrap_or("");
     cut(first, 60)
 }
+
+/// What the Grid and Curate say when the session has no generation: a method that ended
+/// without one (e-Otter with one test, BaseBRT), or a run that has not made one yet.
+pub(super) fn no_generation_words(s: &crate::tui::state::State) -> String {
+    let m = s.doc.config.method;
+    let ended = matches!(
+        s.doc.phase,
+        crate::engine::Phase::Evaluate | crate::engine::Phase::Done
+    );
+    if !m.mutates() && (ended || s.doc.final_test.is_some()) {
+        format!("--method {m} made one test, no generation: the Timeline tells how")
+    } else if s.read_only {
+        "no generation in this session".into()
+    } else {
+        "no generation yet: r runs to the first gate".into()
+    }
+}

@@ -14,6 +14,16 @@ pub(super) fn draw_curate(f: &mut Frame, c: &Ctx, area: Rect) {
     let s = c.state;
     let t = c.theme;
     let g = s.curate_generation();
+    if g.is_none() {
+        f.render_widget(
+            Paragraph::new(no_generation_words(s))
+                .wrap(Wrap { trim: false })
+                .style(t.style(Role::Dim))
+                .block(block(c, " Curate ".into())),
+            area,
+        );
+        return;
+    }
     let title = match s.at_gate() {
         Some(g) => format!(" Curate: the gate before generation {g}'s crossover "),
         None if s.read_only => " Curate (read-only: nothing can be changed here) ".into(),

@@ -68,7 +68,14 @@ impl Widget for GridWidget<'_> {
         let s = self.state;
         let t = self.theme;
         let Some(grid) = s.grid() else {
-            buf.set_string(area.x, area.y, "no generation yet", t.style(Role::Dim));
+            let words = super::common::no_generation_words(s);
+            buf.set_stringn(
+                area.x,
+                area.y,
+                words,
+                usize::from(area.width),
+                t.style(Role::Dim),
+            );
             return;
         };
         let g = grid.generation;

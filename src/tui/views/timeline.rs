@@ -62,19 +62,7 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         ));
     }
     // e-Otter's loops: each round's verdict, reason, and the runs before and after.
-    let width = usize::from(area.width.saturating_sub(2));
-    for l in crate::engine::repair::chain_lines(&s.doc) {
-        let (style, first, rest) = if l.starts_with("repair of") {
-            (t.style(Role::Header), "", "  ")
-        } else if l.trim_start().starts_with('"') {
-            (t.style(Role::Dim), "", "     ")
-        } else {
-            (t.style(Role::Text), "", "     ")
-        };
-        for row in hanging(&l, first, rest, width) {
-            lines.push(Line::styled(row, style));
-        }
-    }
+    lines.extend(repair_lines(c, usize::from(area.width.saturating_sub(2))));
     for g in &s.doc.generations {
         let current = Some(g.index) == shown;
         let head = format!(
@@ -151,24 +139,7 @@ pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
         }
     }
     if s.doc.generations.is_empty() {
-        lines.push(Line::raw(""));
-        if let Some(b) = &s.doc.base_brt {
-            lines.push(Line::styled(
-                format!("the model localized: {}", b.functions.join(", ")),
-                t.style(Role::Text),
-            ));
-        }
-        // What to do next, while there is something to do here.
-        if !s.read_only && s.doc.phase != crate::engine::Phase::Done {
-            let hint = if method.mutates() {
-                "r runs to the first gate (the model's steps, the mutants, generation 0's \
-                 executions); n runs one step"
-            } else {
-                "r runs the method to its end (it has no gate before a crossover); n runs one \
-                 step"
-            };
-            lines.push(Line::styled(hint, t.style(Role::Dim)));
-        }
+        lines.extend(before_generations(c));
     }
     let title = format!("Timeline: {}", phase_words(s));
     // The figure of the run under the text, smaller on a small terminal, never gone.
@@ -239,4 +210,57 @@ pub(super) fn fit_test_table(width: usize, rows: &[TestRow]) -> Vec<String> {
                 .to_string()
         })
         .collect()
+}
+
+/// e-Otter's loops in lines fitted to `width`: each round's verdict, reason, and the runs
+/// before and after.
+fn repair_lines(c: &Ctx, width: usize) -> Vec<Line<'static>> {
+    let (s, t) = (c.state, c.theme);
+    let mut lines = vec![];
+    for l in crate::engine::repair::chain_lines(&s.doc) {
+        let (style, first, rest) = if l.starts_with("repair of") {
+            (t.style(Role::Header), "", "  ")
+        } else if l.trim_start().starts_with('"') {
+            (t.style(Role::Dim), "", "     ")
+        } else {
+            (t.style(Role::Text), "", "     ")
+        };
+        for row in hanging(&l, first, rest, width) {
+            lines.push(Line::styled(row, style));
+        }
+    }
+    lines
+}
+
+/// What the Timeline says before the first generation: the focal functions the model found,
+/// and what to do next.
+fn before_generations(c: &Ctx) -> Vec<Line<'static>> {
+    let s = c.state;
+    let t = c.theme;
+    let method = s.doc.config.method;
+    let mut lines = vec![];
+    lines.push(Line::raw(""));
+    // The functions the mutants come from (the localizer's after refinement).
+    if s.doc.base_brt.is_some() && !s.doc.inputs.focal.is_empty() {
+        let focal: Vec<String> = s.doc.inputs.focal.iter().map(|f| f.to_string()).collect();
+        lines.push(Line::styled(
+            format!(
+                "focal functions (the model's, refined): {}",
+                focal.join(", ")
+            ),
+            t.style(Role::Text),
+        ));
+    }
+    // What to do next, while there is something to do here.
+    if !s.read_only && s.doc.phase != crate::engine::Phase::Done {
+        let hint = if method.mutates() {
+            "r runs to the first gate (the model's steps, the mutants, generation 0's \
+             executions); n runs one step"
+        } else {
+            "r runs the method to its end (it has no gate before a crossover); n runs one \
+             step"
+        };
+        lines.push(Line::styled(hint, t.style(Role::Dim)));
+    }
+    lines
 }
