@@ -110,7 +110,7 @@ def find_qualname(tree: ast.Module, qualname: str) -> bool:
 
 SCRIPT_STEPS = {
     "localize_files", "localize_functions", "localize_refine", "context_imports",
-    "context_location", "morph_issue", "generate", "select", "crossover",
+    "context_location", "morph_issue", "generate", "select", "crossover", "repair",
 }
 
 
@@ -127,7 +127,10 @@ def check_script(inst: Path, cfg: dict, rep: Report) -> None:
     for i, e in enumerate(entries):
         if e.get("step") not in SCRIPT_STEPS or not isinstance(e.get("reply"), str):
             rep.problem(f"llm_script entry {i}: unknown step or no reply: {e.get('step')!r}")
-    generate = [e["reply"] for e in entries if e.get("step") == "generate"]
+    # Heterogeneous prompting's one-test replies (examples/add_variant_replies.py) are tagged:
+    # the single-prompting reply is the one that writes the candidates.
+    generate = [e["reply"] for e in entries
+                if e.get("step") == "generate" and e.get("variant") != "heterogeneous"]
     cands = sorted((inst / cfg["initial_tests"]).glob("test_*.py"))
     if len(generate) != 1:
         rep.problem(f"llm_script: expected one generate reply, found {len(generate)}")

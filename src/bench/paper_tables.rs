@@ -16,6 +16,9 @@
 //!   and non-F2P apart — Fig. 8.
 
 use super::charts::{Draw, bar_chart, line_chart};
+
+/// A table's rows (each row's cells as text), as the screens read them.
+pub type Rows = Vec<Vec<String>>;
 use super::facts::{BatchFacts, InstanceFacts, Table};
 
 /// The figures of this module for `batches` (each a name, its table and its SVG), captioned

@@ -143,6 +143,8 @@ pub struct CompareView {
     pub filter: CompareFilter,
     pub selected: usize,
     pub quit: bool,
+    /// `v`: the two batches' figures in place of the table.
+    pub figures: bool,
 }
 
 impl CompareView {
@@ -165,6 +167,7 @@ impl CompareView {
                 self.filter = self.filter.next();
                 self.selected = 0;
             }
+            Action::Figures => self.figures = !self.figures,
             Action::Back => {
                 self.filter = CompareFilter::All;
                 self.selected = 0;
@@ -225,6 +228,29 @@ pub fn draw_batches(f: &mut Frame, v: &CompareView, theme: &Theme) {
         .wrap(Wrap { trim: false }),
         head,
     );
+    let footer = if v.figures {
+        " v table  q quit"
+    } else {
+        " Enter both sessions  f filter  v figures  Esc all  q quit"
+    };
+    f.render_widget(
+        Paragraph::new(footer).style(theme.style(Role::Footer)),
+        foot,
+    );
+    if v.figures {
+        let facts = |side: fn(&Pairing) -> &Option<Row>, label: &str| {
+            let rows: Vec<(crate::bench::figures::InstanceFacts, String)> = v
+                .rows
+                .iter()
+                .filter_map(|p| side(p).as_ref())
+                .filter_map(|r| r.facts.clone().map(|x| (x, r.settings.clone())))
+                .collect();
+            crate::bench::figures::batch_facts(label.to_string(), rows)
+        };
+        let (a, b) = (facts(|p| &p.a, &v.a), facts(|p| &p.b, &v.b));
+        super::compare_figures::draw(f, table, &a, &b, theme);
+        return;
+    }
     let id_w = usize::from(table.width.saturating_sub(2))
         .saturating_sub(42)
         .max(10);
@@ -266,11 +292,6 @@ pub fn draw_batches(f: &mut Frame, v: &CompareView, theme: &Theme) {
     f.render_widget(
         Paragraph::new(lines).block(Block::bordered().border_style(theme.style(Role::Border))),
         table,
-    );
-    f.render_widget(
-        Paragraph::new(" Enter both sessions  f filter  Esc all  q quit")
-            .style(theme.style(Role::Footer)),
-        foot,
     );
 }
 
@@ -525,6 +546,7 @@ pub async fn browse(
             filter: CompareFilter::All,
             selected: 0,
             quit: false,
+            figures: false,
         },
         open: None,
         hung_up: false,
@@ -625,6 +647,7 @@ mod tests {
             filter: CompareFilter::All,
             selected: 0,
             quit: false,
+            figures: false,
         };
         let changes: Vec<Change> = v.rows.iter().map(Pairing::change).collect();
         // Sorted by id: w, x, y, z.
@@ -652,5 +675,55 @@ mod tests {
         assert_eq!(v.shown()[0].cost_delta(), Some(0.25));
         v.act(Action::Back, 10);
         assert_eq!(v.shown().len(), 4);
+    }
+
+    #[test]
+    fn the_figures_show_both_batches_with_their_test_of_significance() {
+        let with_facts = |id: &str, f2p: bool| {
+            let mut r = row(id, State::Done, f2p, 0.5);
+            r.facts = Some(crate::bench::figures::InstanceFacts {
+                id: id.into(),
+                generations: vec![(1, 8), (usize::from(f2p), 4)],
+                final_f2p: f2p,
+                accuracy: vec![Some(0.5)],
+                ..Default::default()
+            });
+            r
+        };
+        let a = vec![with_facts("x-1", false), with_facts("y-2", true)];
+        let b = vec![with_facts("x-1", true), with_facts("y-2", true)];
+        let mut v = CompareView {
+            a: "A".into(),
+            b: "B".into(),
+            rows: pair_rows(a, b),
+            filter: CompareFilter::All,
+            selected: 0,
+            quit: false,
+            figures: false,
+        };
+        v.act(Action::Figures, 10);
+        let theme = Theme::load(None, None, true).unwrap();
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(170, 30)).unwrap();
+        term.draw(|f| draw_batches(f, &v, &theme)).unwrap();
+        let screen: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        for text in [
+            "Tables II/III",
+            "F2P 1 of 2 (50%)",
+            "F2P 2 of 2 (100%)",
+            "McNemar's exact test on the 2 instances both ran: F2P in A only 0, in B only 1",
+            "F2P share per generation",
+            "selection accuracy per phase",
+            "v table",
+        ] {
+            assert!(screen.contains(text), "{text}: {screen}");
+        }
+        v.act(Action::Figures, 10);
+        assert!(!v.figures, "v again shows the table");
     }
 }

@@ -6,6 +6,7 @@ pub mod action;
 pub mod app;
 pub mod batch;
 pub mod compare;
+pub mod compare_figures;
 pub mod fit;
 pub mod highlight;
 pub mod keymap;
