@@ -32,6 +32,7 @@ mod reuse;
 mod scope;
 mod sealed;
 mod show;
+mod slurm;
 mod structure;
 mod timeout;
 mod tui_tmux;

@@ -14,6 +14,7 @@ pub mod golden_kills;
 pub mod instances;
 pub mod paper_tables;
 pub mod score;
+pub mod slurm;
 pub mod summary;
 
 use crate::engine::SessionDoc;
@@ -53,6 +54,9 @@ pub struct Batch {
     pub budget_usd_total: Option<f64>,
     /// `--llm-batch`: the instances' model calls go as provider batches, paced so.
     pub llm_batch: Option<Pacing>,
+    /// `--row N`: run only the row at this index (0-based), as one task of a cluster's job
+    /// array does; the batch's manifest and summary are the submitting bench's.
+    pub only: Option<usize>,
 }
 
 /// What the batch reports as it goes.
@@ -96,6 +100,9 @@ pub enum BatchError {
     /// Why the batch's model cannot take `--llm-batch` (the words name the flag).
     #[error("{0}")]
     LlmBatch(String),
+    /// A `--row` the rows file does not have.
+    #[error("{0}")]
+    Row(String),
     #[error("cannot write the batch output {path}: {source}")]
     Out {
         path: PathBuf,
@@ -158,34 +165,10 @@ pub async fn run(
         let _ = progress.send(Progress::Note { text: text.clone() });
     }
     let total = rows.len();
-    // Every instance named up front, so that a screen on the directory shows the queued ones.
-    batch_dir::write_manifest(
-        &b.out,
-        &batch_dir::Manifest {
-            instances: rows
-                .iter()
-                .map(|r| match r {
-                    Ok(r) => batch_dir::ManifestRow {
-                        id: r.instance_id.clone(),
-                        repo: r.repo.clone(),
-                    },
-                    Err(bad) => batch_dir::ManifestRow {
-                        id: bad.name(),
-                        repo: String::new(),
-                    },
-                })
-                .collect(),
-            started_unix: crate::clock::now_unix(),
-            budget_usd_total: b.budget_usd_total,
-            budget_usd_per_instance: b.template.budget_usd,
-            preset: workbench::resolve::preset_use(&b.template),
-            method: b
-                .template
-                .method
-                .filter(|m| *m != crate::engine::Method::Evootter),
-            notes,
-        },
-    );
+    if let Some(n) = b.only {
+        return run_only(b, rows, n, progress).await;
+    }
+    write_manifest_of(&b, &rows, notes);
     let total_budget = b.budget_usd_total.map(|limit| {
         let spent = rows
             .iter()
@@ -281,6 +264,128 @@ pub async fn run(
     records.sort_by_key(|(i, _)| *i);
     let records: Vec<InstanceRecord> = records.into_iter().map(|(_, r)| r).collect();
     write_outputs(&b, &records)?;
+    Ok(records)
+}
+
+/// Every instance named up front, so that a screen on the directory shows the queued ones.
+fn write_manifest_of(b: &Batch, rows: &[Result<Row, instances::BadRow>], notes: Vec<String>) {
+    batch_dir::write_manifest(
+        &b.out,
+        &batch_dir::Manifest {
+            instances: rows
+                .iter()
+                .map(|r| match r {
+                    Ok(r) => batch_dir::ManifestRow {
+                        id: r.instance_id.clone(),
+                        repo: r.repo.clone(),
+                    },
+                    Err(bad) => batch_dir::ManifestRow {
+                        id: bad.name(),
+                        repo: String::new(),
+                    },
+                })
+                .collect(),
+            started_unix: crate::clock::now_unix(),
+            budget_usd_total: b.budget_usd_total,
+            budget_usd_per_instance: b.template.budget_usd,
+            preset: workbench::resolve::preset_use(&b.template),
+            method: b
+                .template
+                .method
+                .filter(|m| *m != crate::engine::Method::Evootter),
+            notes,
+        },
+    );
+}
+
+/// The batch's manifest, as a local bench writes it first (a cluster's submitting bench).
+pub fn announce(b: &Batch) -> Result<(), BatchError> {
+    let rows = instances::read(&b.rows).map_err(|source| BatchError::Rows {
+        path: b.rows.clone(),
+        source,
+    })?;
+    std::fs::create_dir_all(&b.out).map_err(|source| BatchError::Out {
+        path: b.out.clone(),
+        source,
+    })?;
+    let notes = rows_notes(&rows);
+    write_manifest_of(b, &rows, notes);
+    Ok(())
+}
+
+/// One row of the batch (`--row N`), as a cluster task runs it: its record written, nothing
+/// else of the batch's (the submitting bench writes the manifest and the summary).
+async fn run_only(
+    b: Batch,
+    rows: Vec<Result<Row, instances::BadRow>>,
+    n: usize,
+    progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+) -> Result<Vec<InstanceRecord>, BatchError> {
+    let total = rows.len();
+    let Some(row) = rows.into_iter().nth(n) else {
+        return Err(BatchError::Row(format!(
+            "--row {n}: the rows file has {total} rows (0 to {})",
+            total.saturating_sub(1)
+        )));
+    };
+    let t0 = Instant::now();
+    let (id, record, fields) = match row {
+        Ok(row) => {
+            let dir = b.out.join(&row.instance_id);
+            let _ = progress.send(Progress::Started {
+                instance: row.instance_id.clone(),
+            });
+            let record = run_one(&b, n, &row, &dir, None, None).await;
+            (row.instance_id.clone(), record, Some(row.fields.clone()))
+        }
+        Err(bad) => {
+            let name = bad.name();
+            let record = InstanceRecord {
+                instance_id: name.clone(),
+                status: Status::Error { error: bad.error },
+                score: None,
+                seconds: 0.0,
+                notes: vec![],
+            };
+            (name, record, None)
+        }
+    };
+    let mut record = record;
+    if record.seconds == 0.0 && !matches!(record.status, Status::Done) {
+        record.seconds = t0.elapsed().as_secs_f64();
+    }
+    write_record(&b.out.join(&id), &record, fields.as_ref());
+    let f2p = usize::from(record.score.as_ref().is_some_and(|s| s.tdd));
+    let _ = progress.send(Progress::Finished {
+        record: Box::new(record.clone()),
+        done: 1,
+        total: 1,
+        f2p,
+        cost_usd: spent_in(&b.out.join(&id)),
+        left: None,
+    });
+    Ok(vec![record])
+}
+
+/// The batch's summary and predictions from the records its instances wrote (after a
+/// cluster's tasks, each of which wrote its own), in the rows' order.
+pub fn finish(b: &Batch) -> Result<Vec<InstanceRecord>, BatchError> {
+    let rows = instances::read(&b.rows).map_err(|source| BatchError::Rows {
+        path: b.rows.clone(),
+        source,
+    })?;
+    let records: Vec<InstanceRecord> = rows
+        .iter()
+        .map(|r| match r {
+            Ok(r) => r.instance_id.clone(),
+            Err(bad) => bad.name(),
+        })
+        .filter_map(|id| {
+            let bytes = std::fs::read(b.out.join(&id).join("instance.json")).ok()?;
+            serde_json::from_slice(&bytes).ok()
+        })
+        .collect();
+    write_outputs(b, &records)?;
     Ok(records)
 }
 
@@ -857,6 +962,7 @@ mod tests {
             model_name: "evootter".into(),
             budget_usd_total: None,
             llm_batch: None,
+            only: None,
         }
     }
 

@@ -78,12 +78,77 @@ pub struct BenchArgs {
     /// before its batch goes without them (an instance may be busy running tests).
     #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
     llm_batch_gather: f64,
+    /// Run the batch on a cluster: `slurm` submits one job array, a task per unfinished
+    /// instance, each running that row with this same binary as a local bench would (OUT
+    /// must be on a file system the nodes share); bench then follows the tasks (squeue) and
+    /// writes the summary. A second bench on OUT submits only what ended without a result.
+    #[arg(long, value_name = "slurm", value_parser = ["slurm"])]
+    cluster: Option<String>,
+    /// With --cluster slurm: sbatch's --partition.
+    #[arg(long, value_name = "NAME")]
+    slurm_partition: Option<String>,
+    /// With --cluster slurm: sbatch's --account.
+    #[arg(long, value_name = "NAME")]
+    slurm_account: Option<String>,
+    /// With --cluster slurm: each task's time limit, as sbatch's --time (e.g. 2:00:00).
+    #[arg(long, value_name = "TIME")]
+    slurm_time: Option<String>,
+    /// With --cluster slurm: sbatch's --cpus-per-task.
+    #[arg(long, value_name = "N")]
+    slurm_cpus_per_task: Option<u32>,
+    /// With --cluster slurm: sbatch's --mem (e.g. 8G).
+    #[arg(long, value_name = "SIZE")]
+    slurm_mem: Option<String>,
+    /// With --cluster slurm: at most K tasks at once (the array's %K).
+    #[arg(long, value_name = "K")]
+    slurm_max_running: Option<usize>,
+    /// With --cluster slurm: passed to sbatch as given (repeatable), e.g. --slurm-arg=--qos=low.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    slurm_arg: Vec<String>,
+    /// With --cluster slurm: submit and return without following the tasks (`evootter bench`
+    /// on OUT again follows them and writes the summary).
+    #[arg(long)]
+    slurm_detach: bool,
+    /// Run only the row at this index (0-based) of --instances, as one cluster task does.
+    #[arg(long, value_name = "N")]
+    row: Option<usize>,
+    /// Cancel this batch's cluster jobs (those OUT/slurm/jobs.json records), and nothing else.
+    #[arg(long, value_name = "OUT")]
+    cancel: Option<PathBuf>,
     /// The name in the predictions file (model_name_or_path). Default: evootter and the model.
     #[arg(long, value_name = "NAME")]
     model_name: Option<String>,
     /// Every run option applies to each instance; --out is the batch's directory.
     #[command(flatten)]
     request: super::run_args::RunArgs,
+}
+
+impl BenchArgs {
+    /// What `--cluster` needs of the arguments: the sbatch options, and which of the batch's
+    /// own flags a task must not get (its cluster flags) or cannot honour.
+    fn cluster_options(&self) -> super::bench_cluster::ClusterArgs {
+        super::bench_cluster::ClusterArgs {
+            slurm: bench::slurm::SlurmOptions {
+                partition: self.slurm_partition.clone(),
+                account: self.slurm_account.clone(),
+                time: self.slurm_time.clone(),
+                cpus_per_task: self.slurm_cpus_per_task,
+                mem: self.slurm_mem.clone(),
+                max_running: self.slurm_max_running,
+                args: self.slurm_arg.clone(),
+            },
+            detach: self.slurm_detach,
+            refused: [
+                (self.llm_batch, "--llm-batch"),
+                (self.budget_usd_total.is_some(), "--budget-usd-total"),
+                (self.tui, "--tui"),
+                (self.row.is_some(), "--row"),
+            ]
+            .into_iter()
+            .filter_map(|(given, flag)| given.then_some(flag))
+            .collect(),
+        }
+    }
 }
 
 pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
@@ -121,7 +186,19 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         a.figures.is_none(),
         "--figures draws finished batches: pass it with --summary DIR... or --compare DIR_A DIR_B..."
     );
+    if let Some(out) = &a.cancel {
+        let jobs = bench::slurm::cancel(out).map_err(anyhow::Error::msg)?;
+        if jobs.is_empty() {
+            println!("{} has no cluster job to cancel", out.display());
+        } else {
+            println!("cancelled this batch's jobs: {}", jobs.join(", "));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let batch = batch_of(&a)?;
+    if a.cluster.is_some() {
+        return super::bench_cluster::run(&a.cluster_options(), batch).await;
+    }
     let out = batch.out.clone();
     if a.tui
         && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
@@ -151,13 +228,17 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let records = job.await.context("the batch's task")??;
     let _ = printer.await;
-    let s = summary::read(&out)?;
-    print!("{}", summary::table(&s));
-    println!(
-        "summary: {}  predictions: {}",
-        out.join("summary.json").display(),
-        out.join("predictions.jsonl").display()
-    );
+    // One row of a batch (a cluster task): its line above is all; the batch's summary is
+    // the submitting bench's.
+    if a.row.is_none() {
+        let s = summary::read(&out)?;
+        print!("{}", summary::table(&s));
+        println!(
+            "summary: {}  predictions: {}",
+            out.join("summary.json").display(),
+            out.join("predictions.jsonl").display()
+        );
+    }
     let failed = records
         .iter()
         .filter(|r| matches!(r.status, summary::Status::Error { .. }))
@@ -247,6 +328,7 @@ fn batch_of(a: &BenchArgs) -> anyhow::Result<Batch> {
         template: request.clone(),
         model_name,
         budget_usd_total: a.budget_usd_total,
+        only: a.row,
         llm_batch: a.llm_batch.then(|| evootter::llm::provider_batch::Pacing {
             first_poll: seconds(a.llm_batch_poll),
             max_poll: seconds(a.llm_batch_poll.max(300.0)),

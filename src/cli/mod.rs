@@ -1,6 +1,7 @@
 //! Command-line interface: `run`, `mutants`, `eval`, `show`, `prompts`. Each command turns flags into engine
 //! calls and prints for people (or JSON for scripts); errors name what is wrong and what to do.
 
+mod bench_cluster;
 mod bench_cmd;
 mod eval_cmd;
 mod exit;
