@@ -81,10 +81,8 @@ impl InstanceFacts {
     /// which is a hundred times larger.
     pub fn from_report(id: &str, report: &serde_json::Value, golden: Option<&str>) -> Self {
         let tests = &report["tests"];
-        let f2p = |t: &serde_json::Value| {
-            t.as_str()
-                .is_some_and(|t| tests[t]["f2p"].as_bool() == Some(true))
-        };
+        let f2p_id = |t: &str| tests[t]["f2p"].as_bool() == Some(true);
+        let f2p = |t: &serde_json::Value| t.as_str().is_some_and(f2p_id);
         let gens = report["generations"]
             .as_array()
             .cloned()
@@ -128,7 +126,7 @@ impl InstanceFacts {
                     let (mut yes, mut no) = (vec![], vec![]);
                     for (t, k) in g["scores"].as_object().into_iter().flatten() {
                         let k = k.as_f64().unwrap_or(0.0);
-                        if f2p(&serde_json::json!(t)) {
+                        if f2p_id(t) {
                             yes.push(k);
                         } else {
                             no.push(k);

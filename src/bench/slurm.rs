@@ -166,12 +166,21 @@ pub fn record(out: &Path, s: Submission) -> std::io::Result<()> {
 /// A task Slurm no longer lists (pending when cancelled, or finished longer ago than
 /// `MinJobAge`) is absent.
 pub fn task_states(job: &str) -> Result<BTreeMap<usize, TaskState>, String> {
+    Ok(jobs_states(&[job])?.remove(job).unwrap_or_default())
+}
+
+/// The tasks of each of `jobs`, from one `squeue` call (one per poll, however many
+/// submissions a batch has: a cluster's controller answers every user's).
+pub fn jobs_states(jobs: &[&str]) -> Result<BTreeMap<String, BTreeMap<usize, TaskState>>, String> {
+    if jobs.is_empty() {
+        return Ok(BTreeMap::new());
+    }
     let out = Command::new("squeue")
-        .args(["--json", "-t", "all", "-j", job])
+        .args(["--json", "-t", "all", "-j", &jobs.join(",")])
         .output()
         .map_err(|e| format!("cannot run squeue ({e})"))?;
     if !out.status.success() {
-        // A job Slurm has forgotten is not an error: its tasks are simply not listed.
+        // Jobs Slurm has forgotten are not an error: their tasks are simply not listed.
         let err = String::from_utf8_lossy(&out.stderr);
         if err.contains("Invalid job id") {
             return Ok(BTreeMap::new());
@@ -180,10 +189,14 @@ pub fn task_states(job: &str) -> Result<BTreeMap<usize, TaskState>, String> {
     }
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| format!("squeue's JSON does not parse: {e}"))?;
-    Ok(parse_jobs(&v, job))
+    Ok(jobs
+        .iter()
+        .map(|j| (j.to_string(), parse_jobs(&v, j)))
+        .collect())
 }
 
-/// The array tasks of `job` in squeue's JSON (data v0.0.38 and later).
+/// The array tasks of `job` in squeue's JSON (data v0.0.38 and later; Slurm 22.05 lists
+/// every job whatever `-j` says, so the job is picked out here).
 fn parse_jobs(v: &serde_json::Value, job: &str) -> BTreeMap<usize, TaskState> {
     let mut out = BTreeMap::new();
     for j in v["jobs"].as_array().into_iter().flatten() {

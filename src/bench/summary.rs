@@ -277,7 +277,8 @@ fn yes(b: bool) -> &'static str {
     if b { "yes" } else { "-" }
 }
 
-fn cost(c: Option<f64>) -> String {
+/// A cost as the summaries show it: `$0.1234`, or `unpriced` when some price is unknown.
+pub fn cost(c: Option<f64>) -> String {
     c.map_or("unpriced".into(), |c| format!("${c:.4}"))
 }
 
@@ -362,7 +363,7 @@ pub fn table(s: &Summary) -> String {
 /// Per instance of two batches: which became F2P (under TDD-Bench's rule), which were lost, and
 /// the cost difference.
 /// A table's number with one decimal (`6.0`), or `-` for none.
-fn one_decimal(x: &str) -> String {
+pub fn one_decimal(x: &str) -> String {
     x.parse::<f64>().map_or("-".into(), |v| format!("{v:.1}"))
 }
 
@@ -391,8 +392,7 @@ pub fn side_by_side(batches: &[super::figures::BatchFacts]) -> String {
             format!("{} ({:.1}%)", r[3], share * 100.0),
             one_decimal(&r[5]),
             format!("{} ({})", one_decimal(&r[6]), r[7]),
-            r[8].parse::<f64>()
-                .map_or("unpriced".to_string(), |c| format!("${c:.4}"))
+            cost(r[8].parse::<f64>().ok())
         ));
     }
     let pairs = super::paper_tables::mcnemar(batches);

@@ -97,15 +97,15 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
         })
         .collect();
     // What the scheduler still has of earlier submissions.
-    let mut in_flight: BTreeSet<usize> = BTreeSet::new();
-    for s in slurm::submissions(&out) {
-        let states = slurm::task_states(&s.job_id).map_err(anyhow::Error::msg)?;
-        for (task, st) in states {
-            if !st.ended() {
-                in_flight.insert(task);
-            }
-        }
-    }
+    let earlier = slurm::submissions(&out);
+    let ids_of: Vec<&str> = earlier.iter().map(|s| s.job_id.as_str()).collect();
+    let in_flight: BTreeSet<usize> = slurm::jobs_states(&ids_of)
+        .map_err(anyhow::Error::msg)?
+        .into_values()
+        .flatten()
+        .filter(|(_, st)| !st.ended())
+        .map(|(task, _)| task)
+        .collect();
     let to_run: Vec<usize> = (0..ids.len())
         .filter(|i| !in_flight.contains(i) && !finished(&out, &ids[*i]))
         .collect();
@@ -188,14 +188,25 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     )
 }
 
-/// Follows every recorded submission until each of its tasks has ended, saying each change.
+/// Follows every recorded submission until each of its tasks has ended, saying each change:
+/// one `squeue` call a poll, and a task that has ended is not looked at again.
 async fn follow(out: &Path, ids: &[String]) -> anyhow::Result<()> {
+    let submitted = slurm::submissions(out);
+    let jobs: Vec<&str> = submitted.iter().map(|s| s.job_id.as_str()).collect();
     let mut said: BTreeMap<(String, usize), String> = BTreeMap::new();
+    let mut ended: BTreeSet<(String, usize)> = BTreeSet::new();
     loop {
         let mut open = 0;
-        for s in slurm::submissions(out) {
-            let states = slurm::task_states(&s.job_id).map_err(anyhow::Error::msg)?;
+        let all = slurm::jobs_states(&jobs).map_err(anyhow::Error::msg)?;
+        for s in &submitted {
+            let Some(states) = all.get(&s.job_id) else {
+                continue;
+            };
             for task in &s.rows {
+                let key = (s.job_id.clone(), *task);
+                if ended.contains(&key) {
+                    continue;
+                }
                 let Some(st) = states.get(task) else { continue };
                 let id = ids.get(*task).map_or("?", String::as_str);
                 let words = if st.ended() {
@@ -204,12 +215,12 @@ async fn follow(out: &Path, ids: &[String]) -> anyhow::Result<()> {
                     } else {
                         "no result: the next bench submits it again".to_string()
                     };
+                    ended.insert(key.clone());
                     format!("{} on {}, {result}", st.words(), st.node)
                 } else {
                     open += 1;
                     st.words()
                 };
-                let key = (s.job_id.clone(), *task);
                 if said.get(&key) != Some(&words) {
                     eprintln!("   {id} (job {}_{task}): {words}", s.job_id);
                     said.insert(key, words);

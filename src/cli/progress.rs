@@ -305,17 +305,9 @@ impl Progress {
                     .collect();
                 self.line(format!("   {what}: {}", list.join(", ")));
             }
-            Event::Critiqued {
-                test,
-                round,
-                accepted,
-                reason,
-                repaired,
-            } => self.line(format!(
-                "   repair round {round}: the critic {} {test} ({reason}){}",
-                if accepted { "accepts" } else { "rejects" },
-                repaired.map(|r| format!(" -> {r}")).unwrap_or_default()
-            )),
+            e @ Event::Critiqued { .. } => {
+                self.line(format!("   {}", e.critique_words().unwrap_or_default()))
+            }
         }
     }
 }

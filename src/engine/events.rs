@@ -177,6 +177,31 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// A repair round in words (`repair round 2: the critic rejects t2 (its reason) -> t3`),
+    /// as the run's progress and the workbench's status line say it; `None` for other events.
+    pub fn critique_words(&self) -> Option<String> {
+        let Event::Critiqued {
+            test,
+            round,
+            accepted,
+            reason,
+            repaired,
+        } = self
+        else {
+            return None;
+        };
+        Some(format!(
+            "repair round {round}: the critic {} {test} ({reason}){}",
+            if *accepted { "accepts" } else { "rejects" },
+            repaired
+                .as_ref()
+                .map(|r| format!(" -> {r}"))
+                .unwrap_or_default()
+        ))
+    }
+}
+
 impl From<&RetryNotice> for Event {
     fn from(n: &RetryNotice) -> Self {
         Event::LlmRetrying {

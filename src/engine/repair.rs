@@ -184,12 +184,7 @@ pub fn old_run_words(doc: &SessionDoc, test: &TestId) -> String {
         .find(|l| l.starts_with("E "))
         .map(|l| l.trim_start_matches('E').trim().to_string())
         .or_else(|| e.exception.clone());
-    let outcome = match e.outcome {
-        crate::exec::Outcome::Passed => "passes",
-        crate::exec::Outcome::Failed => "fails",
-        crate::exec::Outcome::Error => "errors",
-        crate::exec::Outcome::Timeout => "hangs",
-    };
+    let outcome = e.outcome.verb();
     match said {
         Some(s) if e.outcome != crate::exec::Outcome::Passed => {
             // The line, not the page: a long message is cut (the Pair screen has it whole).

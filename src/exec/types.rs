@@ -22,6 +22,18 @@ pub enum Outcome {
     Timeout,
 }
 
+impl Outcome {
+    /// The outcome as a verb for people: `passes`, `fails`, `errors`, `hangs`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passes",
+            Outcome::Failed => "fails",
+            Outcome::Error => "errors",
+            Outcome::Timeout => "hangs",
+        }
+    }
+}
+
 /// Why a failing test failed: the Otter selector (paper IV-A) prefers assertion failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -25,7 +25,7 @@ pub fn draw(f: &mut Frame, area: Rect, a: &BatchFacts, b: &BatchFacts, theme: &T
     let mut lines = vec![];
     for (side, r) in ["A", "B"].iter().zip(&paper_tables::methods(&pair).rows) {
         let share: f64 = r[4].parse().unwrap_or(0.0);
-        let calls = |x: &str| x.parse::<f64>().map_or("-".into(), |v| format!("{v:.1}"));
+        let calls = crate::bench::summary::one_decimal;
         lines.push(Line::styled(
             format!(
                 "{side} {} ({}): F2P {} of {} ({:.0}%), {} model calls per instance ({} after \
@@ -37,8 +37,7 @@ pub fn draw(f: &mut Frame, area: Rect, a: &BatchFacts, b: &BatchFacts, theme: &T
                 share * 100.0,
                 calls(&r[5]),
                 calls(&r[6]),
-                r[8].parse::<f64>()
-                    .map_or("unpriced".to_string(), |c| format!("${c:.4}"))
+                crate::bench::summary::cost(r[8].parse::<f64>().ok())
             ),
             theme.style(Role::Text),
         ));

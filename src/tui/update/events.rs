@@ -232,19 +232,7 @@ pub(super) fn on_event(s: &mut State, e: Event) {
             endpoint, reason, ..
         } => s.say(format!("model at {endpoint}: {reason}; retrying")),
         // e-Otter's loop, a round at a time (the Timeline lists every round with its reason).
-        Event::Critiqued {
-            test,
-            round,
-            accepted,
-            reason,
-            repaired,
-        } => s.say(format!(
-            "repair round {round}: the critic {} {test} ({reason}){}",
-            if accepted { "accepts" } else { "rejects" },
-            repaired
-                .map(|r| format!("; its repair is {r}"))
-                .unwrap_or_default()
-        )),
+        e @ Event::Critiqued { .. } => s.say(e.critique_words().unwrap_or_default()),
         _ => {}
     }
 }

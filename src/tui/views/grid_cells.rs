@@ -209,7 +209,7 @@ impl Widget for GridWidget<'_> {
 
         let y = area.y + col_header + rows_fit.min(grid.tests.len()) as u16;
         if y < area.y + area.height {
-            bottom_row(s, t, buf, (area, y), cols);
+            bottom_row(s, t, &grid, buf, (area, y), cols);
         }
     }
 }
@@ -219,6 +219,7 @@ impl Widget for GridWidget<'_> {
 fn bottom_row<'m>(
     s: &crate::tui::state::State,
     t: &crate::tui::theme::Theme,
+    grid: &crate::tui::state::GridModel,
     buf: &mut Buffer,
     (area, y): (Rect, u16),
     cols: impl Iterator<Item = (usize, &'m crate::engine::MutantId)>,
@@ -236,7 +237,6 @@ fn bottom_row<'m>(
         );
         return;
     }
-    let Some(grid) = s.grid() else { return };
     let g = grid.generation;
     let gen_ = &s.doc.generations[g];
     buf.set_string(area.x, y, "killed by", t.style(Role::Dim));

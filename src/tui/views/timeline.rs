@@ -11,13 +11,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 
 pub(super) fn outcome_word(o: Option<Outcome>) -> &'static str {
-    match o {
-        Some(Outcome::Passed) => "passes",
-        Some(Outcome::Failed) => "fails",
-        Some(Outcome::Error) => "errors",
-        Some(Outcome::Timeout) => "hangs",
-        None => "-",
-    }
+    o.map_or("-", Outcome::verb)
 }
 
 pub(super) fn draw_timeline(f: &mut Frame, c: &Ctx, area: Rect) {
