@@ -4,71 +4,9 @@
 //! the final test, quit; then `evootter open` on the saved session shows the same final test.
 
 use crate::common;
+use common::tmux::Tmux;
 use common::*;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(name: &str, width: u16, height: u16, cmd: &str) -> Self {
-        let status = Command::new("tmux")
-            .args(["new-session", "-d", "-s", name])
-            .args(["-x", &width.to_string(), "-y", &height.to_string()])
-            // The pane stays after the program ends, so its last screen can be read.
-            .arg(format!("{cmd}; echo EVOOTTER-EXITED $?; sleep 600"))
-            .env("TERM", "xterm-256color")
-            .status()
-            .expect("tmux (installed by .ci/setup)");
-        assert!(status.success(), "tmux new-session failed");
-        Self { name: name.into() }
-    }
-
-    fn screen(&self) -> String {
-        let o = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.name])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            let st = Command::new("tmux")
-                .args(["send-keys", "-t", &self.name, k])
-                .status()
-                .unwrap();
-            assert!(st.success());
-            std::thread::sleep(Duration::from_millis(80));
-        }
-    }
-
-    /// Waits until the screen shows `text`; fails with the screen after `secs`.
-    fn wait_for(&self, text: &str, secs: u64) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "`{text}` never appeared; the screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
-    }
-}
 
 fn session_walkthrough(width: u16, height: u16) {
     let dir = tempfile::tempdir().unwrap();

@@ -105,6 +105,8 @@ pub struct Row {
     /// What the figures read of a finished instance, and its run's settings.
     pub facts: Option<super::figures::InstanceFacts>,
     pub settings: String,
+    /// On a cluster: its latest task as the scheduler last told it.
+    pub task: Option<super::slurm::ledger::Seen>,
 }
 
 impl Row {
@@ -132,6 +134,7 @@ impl Row {
             session: Some(PathBuf::from(format!("/b/{id}/session.json"))),
             facts: None,
             settings: String::new(),
+            task: None,
         }
     }
 }
@@ -180,6 +183,8 @@ pub struct BatchDir {
     manifest: ByMtime<Manifest>,
     /// Which instance's call waits in which provider batch (`llm::provider_batch::waiting`).
     waiting: ByMtime<HashMap<String, (String, u64)>>,
+    /// A batch on a cluster: the scheduler asked from a thread of its own.
+    scheduler: Option<super::slurm::watch::Watch>,
 }
 
 /// A file's contents as read, read again only once its modification time or length changes
@@ -238,7 +243,16 @@ impl BatchDir {
             cache: BTreeMap::new(),
             manifest: ByMtime::default(),
             waiting: ByMtime::default(),
+            scheduler: None,
         }
+    }
+
+    /// What the scheduler's view of the batch adds to its caption (`on Slurm: 1 pending, 2
+    /// running`), or why it cannot be had; `None` for a batch that never ran on a cluster.
+    pub fn scheduler_caption(&self) -> Option<String> {
+        self.scheduler
+            .as_ref()
+            .map(super::slurm::watch::Watch::caption)
     }
 
     /// Every instance, in the manifest's order, then any other instance directory by name.
@@ -274,9 +288,17 @@ impl BatchDir {
             .waiting
             .get(&journal, || crate::llm::provider_batch::waiting(&self.dir))
             .clone();
+        if self.scheduler.is_none() && super::slurm::dir(&self.dir).join("jobs.json").is_file() {
+            self.scheduler = Some(super::slurm::watch::Watch::start(&self.dir));
+        }
+        let tasks = self
+            .scheduler
+            .as_ref()
+            .map(super::slurm::watch::Watch::latest);
         ids.into_iter()
             .map(|(id, repo)| {
                 let mut row = self.row(&id, repo);
+                row.task = tasks.as_ref().and_then(|t| t.get(&id).cloned());
                 if let Some((batch, since)) = waiting.get(&id) {
                     let since = crate::clock::utc_label(*since);
                     match &mut row.state {
@@ -340,6 +362,7 @@ fn read_row(dir: &Path, id: &str, repo: String, stamp: &Stamp) -> Row {
         session: session.clone(),
         facts: None,
         settings: String::new(),
+        task: None,
     };
     let report: Option<serde_json::Value> = match (&record, &session) {
         // A finished instance: its report as written.

@@ -59,22 +59,29 @@ pub struct Batch {
     pub only: Option<usize>,
 }
 
+/// The step an instance's saved session stands at, when it has one to resume.
+fn resumes(dir: &Path) -> Option<String> {
+    let p = dir.join(crate::outdir::SESSION_FILE);
+    p.is_file()
+        .then(|| crate::engine::SessionDoc::load(&p).ok())
+        .flatten()
+        .map(|d| d.phase.to_string())
+}
+
 /// What the batch reports as it goes.
 #[derive(Debug, Clone)]
 pub enum Progress {
     Started {
         instance: String,
+        /// The step its saved session stood at, when it resumes one.
+        resumes: Option<String>,
     },
     /// A provider batch was submitted, is still waiting, ended, or a request of it is sent
     /// again alone (`--llm-batch`).
-    LlmBatch {
-        news: BatchNews,
-    },
+    LlmBatch { news: BatchNews },
     /// Something about the whole batch the user should hear once (fields of the rows that
     /// evootter does not know).
-    Note {
-        text: String,
-    },
+    Note { text: String },
     Finished {
         record: Box<InstanceRecord>,
         done: usize,
@@ -200,6 +207,7 @@ pub async fn run(
                 Err(bad) => bad.name(),
             };
             let _ = progress.send(Progress::Started {
+                resumes: resumes(&b.out.join(&id)),
                 instance: id.clone(),
             });
             let t0 = Instant::now();
@@ -334,6 +342,7 @@ async fn run_only(
             let dir = b.out.join(&row.instance_id);
             let _ = progress.send(Progress::Started {
                 instance: row.instance_id.clone(),
+                resumes: resumes(&dir),
             });
             let record = run_one(&b, n, &row, &dir, None, None).await;
             (row.instance_id.clone(), record, Some(row.fields.clone()))

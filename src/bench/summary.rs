@@ -123,6 +123,9 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub golden_kills: super::golden_kills::KindKills,
     pub lines: Vec<Line>,
+    /// A batch run on a cluster: each instance's last task (node, queue wait, how it ended).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster: Vec<super::slurm::report::TaskLine>,
 }
 
 fn u(v: &serde_json::Value) -> u64 {
@@ -270,6 +273,7 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
     if !covs.is_empty() {
         s.mean_coverage = Some(covs.iter().sum::<f64>() / covs.len() as f64);
     }
+    s.cluster = super::slurm::report::lines(dir);
     Ok(s)
 }
 
@@ -357,7 +361,7 @@ pub fn table(s: &Summary) -> String {
             super::golden_kills::words(&super::golden_kills::by_category(&s.golden_kills))
         ));
     }
-    out
+    out + &super::slurm::report::table(&s.cluster)
 }
 
 /// Per instance of two batches: which became F2P (under TDD-Bench's rule), which were lost, and

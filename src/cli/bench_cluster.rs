@@ -13,6 +13,8 @@ use std::time::Duration;
 pub struct ClusterArgs {
     pub slurm: slurm::SlurmOptions,
     pub detach: bool,
+    /// Submit an instance again, up to this many times, when its task ends without a result.
+    pub retries: usize,
     /// Flags given that a batch spread over processes cannot honour (named in the refusal).
     pub refused: Vec<&'static str>,
 }
@@ -28,6 +30,7 @@ const CLUSTER_FLAGS: &[&str] = &[
     "--slurm-mem",
     "--slurm-max-running",
     "--slurm-arg",
+    "--slurm-retries",
 ];
 
 /// This command line without its cluster flags (with their values) and `--slurm-detach`.
@@ -97,14 +100,12 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
         })
         .collect();
     // What the scheduler still has of earlier submissions.
-    let earlier = slurm::submissions(&out);
-    let ids_of: Vec<&str> = earlier.iter().map(|s| s.job_id.as_str()).collect();
-    let in_flight: BTreeSet<usize> = slurm::jobs_states(&ids_of)
-        .map_err(anyhow::Error::msg)?
-        .into_values()
-        .flatten()
-        .filter(|(_, st)| !st.ended())
-        .map(|(task, _)| task)
+    let seen = slurm::ledger::look(&out).map_err(anyhow::Error::msg)?;
+    let latest = slurm::ledger::latest(&seen);
+    let in_flight: BTreeSet<usize> = latest
+        .iter()
+        .filter(|(_, s)| !s.state.ended())
+        .map(|(row, _)| *row)
         .collect();
     let to_run: Vec<usize> = (0..ids.len())
         .filter(|i| !in_flight.contains(i) && !finished(&out, &ids[*i]))
@@ -119,30 +120,22 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     if to_run.is_empty() {
         eprintln!("nothing to submit: every instance has a result or is on the cluster");
     } else {
-        let exe = std::env::current_exe()?;
-        let cwd = std::env::current_dir()?;
-        let script = sdir.join("job.sh");
-        std::fs::write(&script, slurm::job_script(&exe, &cwd, &task_args(), &out))?;
-        let job = slurm::submit(&script, &to_run, &c.slurm).map_err(anyhow::Error::msg)?;
-        slurm::record(
-            &out,
-            slurm::Submission {
-                job_id: job.clone(),
-                rows: to_run.clone(),
-                submitted_unix: evootter::clock::now_unix(),
-            },
-        )?;
-        eprintln!(
-            "submitted job {job}: {} task{} ({}); the job script is {}",
-            to_run.len(),
-            if to_run.len() == 1 { "" } else { "s" },
-            to_run
-                .iter()
-                .map(|i| ids[*i].as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            script.display()
-        );
+        let why: Vec<String> = to_run
+            .iter()
+            .filter_map(|r| latest.get(r))
+            .map(|s| {
+                format!(
+                    "{}'s task {} ended {}",
+                    s.instance_id,
+                    s.task(),
+                    s.state.words()
+                )
+            })
+            .collect();
+        if !why.is_empty() {
+            eprintln!("submitted again, without a result: {}", why.join("; "));
+        }
+        submit(c, &out, &ids, &to_run)?;
     }
     if c.detach {
         eprintln!(
@@ -154,7 +147,7 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     tokio::select! {
-        r = follow(&out, &ids) => r?,
+        r = follow(c, &out, &ids) => r?,
         _ = tokio::signal::ctrl_c() => {
             eprintln!(
                 "\nthe jobs go on: `evootter open {}` watches them, `evootter bench --cancel {}` \
@@ -188,48 +181,102 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     )
 }
 
-/// Follows every recorded submission until each of its tasks has ended, saying each change:
-/// one `squeue` call a poll, and a task that has ended is not looked at again.
-async fn follow(out: &Path, ids: &[String]) -> anyhow::Result<()> {
-    let submitted = slurm::submissions(out);
-    let jobs: Vec<&str> = submitted.iter().map(|s| s.job_id.as_str()).collect();
-    let mut said: BTreeMap<(String, usize), String> = BTreeMap::new();
-    let mut ended: BTreeSet<(String, usize)> = BTreeSet::new();
+/// Writes the job script and submits `rows` as one array, recorded in OUT.
+fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow::Result<()> {
+    let exe = std::env::current_exe()?;
+    let cwd = std::env::current_dir()?;
+    let script = slurm::dir(out).join("job.sh");
+    std::fs::write(&script, slurm::job_script(&exe, &cwd, &task_args(), out))?;
+    let job = slurm::submit(&script, rows, &c.slurm).map_err(anyhow::Error::msg)?;
+    let names: Vec<String> = rows.iter().map(|i| ids[*i].clone()).collect();
+    slurm::record(
+        out,
+        slurm::Submission {
+            job_id: job.clone(),
+            rows: rows.to_vec(),
+            instances: names.clone(),
+            submitted_unix: evootter::clock::now_unix(),
+        },
+    )?;
+    eprintln!(
+        "submitted job {job}: {} task{} ({}); the job script is {}",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        script.display()
+    );
+    Ok(())
+}
+
+/// Follows each instance's latest task until every one has ended, saying each change (one
+/// `squeue` call a poll; a task seen to end is not asked about again). A task that ends
+/// without a result is submitted again while `--slurm-retries` allows.
+async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<()> {
+    let mut said: BTreeMap<String, String> = BTreeMap::new();
+    // Tasks that ended before this bench began are the summary's to tell.
+    let mut over: BTreeSet<String> = slurm::ledger::read(out)
+        .into_iter()
+        .filter(|(_, s)| s.state.ended())
+        .map(|(key, _)| key)
+        .collect();
+    let mut retried: BTreeMap<usize, usize> = BTreeMap::new();
     loop {
+        let all = slurm::ledger::look(out).map_err(anyhow::Error::msg)?;
         let mut open = 0;
-        let all = slurm::jobs_states(&jobs).map_err(anyhow::Error::msg)?;
-        for s in &submitted {
-            let Some(states) = all.get(&s.job_id) else {
-                continue;
-            };
-            for task in &s.rows {
-                let key = (s.job_id.clone(), *task);
-                if ended.contains(&key) {
-                    continue;
-                }
-                let Some(st) = states.get(task) else { continue };
-                let id = ids.get(*task).map_or("?", String::as_str);
-                let words = if st.ended() {
-                    let result = if finished(out, id) {
-                        "its result written".to_string()
-                    } else {
-                        "no result: the next bench submits it again".to_string()
-                    };
-                    ended.insert(key.clone());
-                    format!("{} on {}, {result}", st.words(), st.node)
-                } else {
-                    open += 1;
-                    st.words()
-                };
-                if said.get(&key) != Some(&words) {
-                    eprintln!("   {id} (job {}_{task}): {words}", s.job_id);
-                    said.insert(key, words);
-                }
+        let mut again = vec![];
+        for (row, s) in slurm::ledger::latest(&all) {
+            let id = ids.get(row).map_or("?", String::as_str);
+            let key = s.task();
+            let ended = s.state.ended();
+            if !ended {
+                open += 1;
             }
+            if over.contains(&key) {
+                continue;
+            }
+            if ended {
+                over.insert(key.clone());
+            }
+            let words = if !ended {
+                s.state.words()
+            } else if finished(out, id) {
+                format!("{}, its result written", ended_words(&s.state))
+            } else if retried.get(&row).copied().unwrap_or(0) < c.retries {
+                let n = retried.entry(row).or_default();
+                *n += 1;
+                again.push(row);
+                format!(
+                    "{}, no result: submitted again (retry {n} of {})",
+                    ended_words(&s.state),
+                    c.retries
+                )
+            } else {
+                format!(
+                    "{}, no result: the next bench submits it again",
+                    ended_words(&s.state)
+                )
+            };
+            if said.get(&key) != Some(&words) {
+                eprintln!("   {id} (job {key}): {words}");
+                said.insert(key, words);
+            }
+        }
+        if !again.is_empty() {
+            submit(c, out, ids, &again)?;
+            continue;
         }
         if open == 0 {
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// How a task ended, with its node when it had one.
+fn ended_words(s: &slurm::TaskState) -> String {
+    if s.node.is_empty() {
+        s.words()
+    } else {
+        format!("{} on {}", s.words(), s.node)
     }
 }

@@ -109,6 +109,11 @@ pub struct BenchArgs {
     /// on OUT again follows them and writes the summary).
     #[arg(long)]
     slurm_detach: bool,
+    /// With --cluster slurm: submit an instance again, up to N times, when its task ends
+    /// without a result (failed, timeout, out of memory, node failure, cancelled, preempted);
+    /// its session resumes. Without it, the next bench submits it again.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    slurm_retries: usize,
     /// Run only the row at this index (0-based) of --instances, as one cluster task does.
     #[arg(long, value_name = "N")]
     row: Option<usize>,
@@ -138,6 +143,7 @@ impl BenchArgs {
                 args: self.slurm_arg.clone(),
             },
             detach: self.slurm_detach,
+            retries: self.slurm_retries,
             refused: [
                 (self.llm_batch, "--llm-batch"),
                 (self.budget_usd_total.is_some(), "--budget-usd-total"),
@@ -341,7 +347,14 @@ fn batch_of(a: &BenchArgs) -> anyhow::Result<Batch> {
 /// A progress line of the batch, on stderr.
 fn say(p: Progress) {
     match p {
-        Progress::Started { instance } => eprintln!("   started {instance}"),
+        Progress::Started {
+            instance,
+            resumes: None,
+        } => eprintln!("   started {instance}"),
+        Progress::Started {
+            instance,
+            resumes: Some(step),
+        } => eprintln!("   resumed {instance} from its session, at {step}"),
         Progress::LlmBatch { news } => eprintln!("   {news}"),
         Progress::Note { text } => eprintln!("note: {text}"),
         Progress::Finished {

@@ -5,6 +5,7 @@
 pub mod bench_rows;
 pub mod docker;
 pub mod exec;
+pub mod tmux;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

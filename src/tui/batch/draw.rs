@@ -29,6 +29,37 @@ fn wall(secs: f64) -> String {
     }
 }
 
+/// The row's state; on a cluster, before evootter's own record of it, the scheduler's
+/// (`pending`, `running n2`, and how a task ended without a result: `timeout`, `node fail`).
+fn state_word(r: &Row) -> String {
+    match (&r.state, &r.task) {
+        (State::Queued | State::Interrupted { .. }, Some(t)) => t.state.short(),
+        (State::Running { .. }, Some(t)) if t.state.running() => t.state.short(),
+        (s, _) => s.word().to_string(),
+    }
+}
+
+/// The scheduler's words of the row's latest task: `Slurm task 45_3: running on n2 since
+/// 17:03:05 UTC, queued 1 s`.
+fn task_words(t: &crate::bench::slurm::ledger::Seen) -> String {
+    let st = &t.state;
+    let mut w = format!("Slurm task {}: {}", t.task(), st.words());
+    if st.ended() && !st.node.is_empty() {
+        w.push_str(&format!(" on {}", st.node));
+    }
+    if let Some(start) = st.start_unix {
+        w.push_str(&format!(" since {}", crate::clock::utc_label(start)));
+        if let Some(end) = st.end_unix {
+            w = w.replace(" since ", " from ");
+            w.push_str(&format!(" for {} s", end.saturating_sub(start)));
+        }
+    }
+    if let Some(q) = st.queue_wait() {
+        w.push_str(&format!(", queued {q} s"));
+    }
+    w
+}
+
 /// A column of the table: its header, width, and cell.
 struct Column {
     head: &'static str,
@@ -43,7 +74,7 @@ const COLUMNS: &[Column] = &[
         head: "state",
         width: 11,
         min_width: 0,
-        cell: |r| r.state.word().to_string(),
+        cell: state_word,
     },
     Column {
         head: "F2P",
@@ -517,6 +548,9 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
     );
     if let Some(d) = r.state.detail() {
         text.push_str(&format!(" ({d})"));
+    }
+    if let Some(t) = &r.task {
+        text.push_str(&format!("; {}", task_words(t)));
     }
     text.push_str(&format!(
         // Every column of the table in words (a narrow table leaves some out).

@@ -48,6 +48,7 @@ impl BatchScreen<'_> {
         let about: Vec<String> = [
             m.method.map(|x| format!("method {x}")),
             m.preset.as_ref().map(|p| format!("preset {p}")),
+            self.source.scheduler_caption(),
         ]
         .into_iter()
         .flatten()

@@ -3,7 +3,15 @@
 //! local `bench` would (`--row N`: the same executor, scoring and files in the shared OUT).
 //! The job script is written to `OUT/slurm/job.sh` (readable, and re-submittable by hand with
 //! `sbatch --array=...`), the jobs submitted to `OUT/slurm/jobs.json`; the scheduler's view of
-//! the tasks is read with `squeue --json`.
+//! the tasks is read with `squeue` (`squeue.rs`) and kept in `OUT/slurm/tasks.json`
+//! (`ledger.rs`).
+
+pub mod ledger;
+pub mod report;
+pub mod squeue;
+pub mod watch;
+
+pub use squeue::{TaskState, jobs_states};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,40 +36,10 @@ pub struct SlurmOptions {
 pub struct Submission {
     pub job_id: String,
     pub rows: Vec<usize>,
+    /// The instance of each row, in the same order.
+    #[serde(default)]
+    pub instances: Vec<String>,
     pub submitted_unix: u64,
-}
-
-/// What the scheduler says of one task.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskState {
-    /// Slurm's word: PENDING, RUNNING, COMPLETED, FAILED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL,
-    /// CANCELLED, PREEMPTED.
-    pub state: String,
-    /// Why it waits (for PENDING), as Slurm says (`Resources`, `Priority`).
-    pub reason: String,
-    pub node: String,
-    pub start_unix: Option<u64>,
-}
-
-impl TaskState {
-    /// Whether the task has ended, well or not.
-    pub fn ended(&self) -> bool {
-        !matches!(
-            self.state.as_str(),
-            "PENDING" | "RUNNING" | "CONFIGURING" | "COMPLETING" | "SUSPENDED" | "REQUEUED"
-        )
-    }
-
-    /// The state in a person's words: `pending (Resources)`, `running on n2`, `completed`.
-    pub fn words(&self) -> String {
-        match self.state.as_str() {
-            "PENDING" if !self.reason.is_empty() && self.reason != "None" => {
-                format!("pending ({})", self.reason)
-            }
-            "RUNNING" => format!("running on {}", self.node),
-            s => s.to_ascii_lowercase().replace('_', " "),
-        }
-    }
 }
 
 pub fn dir(out: &Path) -> PathBuf {
@@ -162,93 +140,20 @@ pub fn record(out: &Path, s: Submission) -> std::io::Result<()> {
     std::fs::rename(tmp, dir(out).join("jobs.json"))
 }
 
-/// What the scheduler says of each task of `job` (`squeue --json -t all`), by array task id.
-/// A task Slurm no longer lists (pending when cancelled, or finished longer ago than
-/// `MinJobAge`) is absent.
+/// What the scheduler says of each task of `job`, by array task id.
 pub fn task_states(job: &str) -> Result<BTreeMap<usize, TaskState>, String> {
     Ok(jobs_states(&[job])?.remove(job).unwrap_or_default())
 }
 
-/// The tasks of each of `jobs`, from one `squeue` call (one per poll, however many
-/// submissions a batch has: a cluster's controller answers every user's).
-pub fn jobs_states(jobs: &[&str]) -> Result<BTreeMap<String, BTreeMap<usize, TaskState>>, String> {
-    if jobs.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let out = Command::new("squeue")
-        .args(["--json", "-t", "all", "-j", &jobs.join(",")])
-        .output()
-        .map_err(|e| format!("cannot run squeue ({e})"))?;
-    if !out.status.success() {
-        // Jobs Slurm has forgotten are not an error: their tasks are simply not listed.
-        let err = String::from_utf8_lossy(&out.stderr);
-        if err.contains("Invalid job id") {
-            return Ok(BTreeMap::new());
-        }
-        return Err(format!("squeue failed: {}", err.trim()));
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("squeue's JSON does not parse: {e}"))?;
-    Ok(jobs
-        .iter()
-        .map(|j| (j.to_string(), parse_jobs(&v, j)))
-        .collect())
-}
-
-/// The array tasks of `job` in squeue's JSON (data v0.0.38 and later; Slurm 22.05 lists
-/// every job whatever `-j` says, so the job is picked out here).
-fn parse_jobs(v: &serde_json::Value, job: &str) -> BTreeMap<usize, TaskState> {
-    let mut out = BTreeMap::new();
-    for j in v["jobs"].as_array().into_iter().flatten() {
-        let array = j["array_job_id"]
-            .as_u64()
-            .or_else(|| j["array_job_id"]["number"].as_u64());
-        if array.map(|a| a.to_string()).as_deref() != Some(job) {
-            continue;
-        }
-        let state = match &j["job_state"] {
-            serde_json::Value::Array(a) => a.first().and_then(|s| s.as_str()).unwrap_or(""),
-            s => s.as_str().unwrap_or(""),
-        };
-        let st = TaskState {
-            state: state.to_string(),
-            reason: j["state_reason"].as_str().unwrap_or("").to_string(),
-            node: j["nodes"].as_str().unwrap_or("").to_string(),
-            start_unix: j["start_time"]
-                .as_u64()
-                .or_else(|| j["start_time"]["number"].as_u64())
-                .filter(|t| *t > 0),
-        };
-        // Tasks not started yet are one record of the array (`array_task_string`: `2-4,7%2`).
-        let tasks: Vec<usize> = match j["array_task_id"]
-            .as_u64()
-            .or_else(|| j["array_task_id"]["number"].as_u64())
-        {
-            Some(t) => vec![t as usize],
-            None => task_list(j["array_task_string"].as_str().unwrap_or("")),
-        };
-        for t in tasks {
-            out.insert(t, st.clone());
+/// How many times each row was submitted.
+pub fn times_submitted(out: &Path) -> BTreeMap<usize, usize> {
+    let mut n = BTreeMap::new();
+    for s in submissions(out) {
+        for r in s.rows {
+            *n.entry(r).or_default() += 1;
         }
     }
-    out
-}
-
-/// The tasks of an array's `2-4,7%2`.
-fn task_list(s: &str) -> Vec<usize> {
-    let s = s.split('%').next().unwrap_or("");
-    let mut out = vec![];
-    for part in s.split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                    out.extend(a..=b);
-                }
-            }
-            None => out.extend(part.parse::<usize>().ok()),
-        }
-    }
-    out
+    n
 }
 
 /// `scancel` every job this batch submitted (and nothing else); the ids cancelled.
@@ -270,37 +175,6 @@ pub fn cancel(out: &Path) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn squeue_json_reads_as_task_states() {
-        let v = serde_json::json!({"jobs": [
-            {"job_id": 7, "array_job_id": 5, "array_task_id": 0, "job_state": "RUNNING",
-             "state_reason": "None", "nodes": "n2", "start_time": 100},
-            {"job_id": 5, "array_job_id": 5, "array_task_id": 1, "job_state": "PENDING",
-             "state_reason": "Resources", "nodes": "", "start_time": 0},
-            {"job_id": 9, "array_job_id": 8, "array_task_id": 0, "job_state": "RUNNING"},
-            {"job_id": 5, "array_job_id": 5, "array_task_id": null, "array_task_string": "2-3,5%2",
-             "job_state": "PENDING", "state_reason": "JobArrayTaskLimit"},
-        ]});
-        let t = parse_jobs(&v, "5");
-        assert_eq!(
-            t.len(),
-            5,
-            "job 8's task is another batch's; 2, 3 and 5 wait"
-        );
-        assert_eq!(t[&5].words(), "pending (JobArrayTaskLimit)");
-        assert_eq!(t[&0].words(), "running on n2");
-        assert_eq!(t[&1].words(), "pending (Resources)");
-        assert!(!t[&1].ended());
-        let done = TaskState {
-            state: "NODE_FAIL".into(),
-            reason: String::new(),
-            node: "n1".into(),
-            start_unix: None,
-        };
-        assert!(done.ended());
-        assert_eq!(done.words(), "node fail");
-    }
 
     #[test]
     fn the_job_script_runs_the_task_s_row_with_the_batch_s_options() {

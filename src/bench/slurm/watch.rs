@@ -1,0 +1,108 @@
+//! The scheduler watched for a screen: a thread asks `squeue` every two seconds (through the
+//! ledger, so what it sees is kept in OUT for the summary) and keeps the last answer, so that
+//! reading the batch directory never waits on a controller. Without `squeue` on this machine,
+//! or when it fails, the ledger's last record stands in, and the caption says so.
+
+use super::ledger::{self, Seen};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Default)]
+struct Known {
+    /// Each instance's latest task, by instance id.
+    tasks: BTreeMap<String, Seen>,
+    /// Why the scheduler could not be asked at the last look.
+    error: Option<String>,
+}
+
+/// A running watch; dropping it ends the thread at its next wake.
+pub struct Watch {
+    known: Arc<Mutex<Known>>,
+    stop: Arc<AtomicBool>,
+}
+
+const EVERY: Duration = Duration::from_secs(2);
+
+fn by_instance(all: &BTreeMap<String, Seen>) -> BTreeMap<String, Seen> {
+    ledger::latest(all)
+        .into_values()
+        .map(|s| (s.instance_id.clone(), s.clone()))
+        .collect()
+}
+
+impl Watch {
+    /// Starts with what the ledger recorded, then asks the scheduler.
+    pub fn start(out: &Path) -> Watch {
+        let known = Arc::new(Mutex::new(Known {
+            tasks: by_instance(&ledger::read(out)),
+            error: None,
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (k, s, out): (_, _, PathBuf) = (known.clone(), stop.clone(), out.to_path_buf());
+        std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                let now = match ledger::look(&out) {
+                    Ok(all) => Known {
+                        tasks: by_instance(&all),
+                        error: None,
+                    },
+                    Err(e) => Known {
+                        tasks: by_instance(&ledger::read(&out)),
+                        error: Some(e),
+                    },
+                };
+                if let Ok(mut g) = k.lock() {
+                    *g = now;
+                }
+                std::thread::sleep(EVERY);
+            }
+        });
+        Watch { known, stop }
+    }
+
+    /// Each instance's latest task as last known, by instance id.
+    pub fn latest(&self) -> BTreeMap<String, Seen> {
+        self.known
+            .lock()
+            .map(|g| g.tasks.clone())
+            .unwrap_or_default()
+    }
+
+    /// `on Slurm: 1 pending, 2 running, 3 completed`, or why the scheduler cannot say.
+    pub fn caption(&self) -> String {
+        let Ok(g) = self.known.lock() else {
+            return String::new();
+        };
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for s in g.tasks.values() {
+            let word = match s.state.state.as_str() {
+                "PENDING" => "pending".to_string(),
+                _ if s.state.running() => "running".to_string(),
+                _ => s.state.words(),
+            };
+            *counts.entry(word).or_default() += 1;
+        }
+        let said: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
+        let mut c = format!(
+            "on Slurm: {}",
+            if said.is_empty() {
+                "no task seen yet".into()
+            } else {
+                said.join(", ")
+            }
+        );
+        if let Some(e) = &g.error {
+            c.push_str(&format!(" (as last recorded: {e})"));
+        }
+        c
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
