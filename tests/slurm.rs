@@ -200,6 +200,22 @@ fn pending_tasks_are_not_submitted_twice_and_cancel_stops_only_this_batch() {
             .len(),
         1
     );
+    // A local bench on it would run the pending instance twice: refused.
+    let o = bin()
+        .args(["bench", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("has tasks on the cluster: evootter__envconf_errors-1 (pending"),
+        "{}",
+        text(&o)
+    );
     // --cancel: this batch's job only.
     let o = bin()
         .args(["bench", "--cancel"])

@@ -181,6 +181,33 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     )
 }
 
+/// A local bench on a batch with tasks still pending or running on the cluster would run
+/// their instances twice: refused, saying what to do instead.
+pub fn refuse_local_while_on_cluster(out: &Path) -> anyhow::Result<()> {
+    if slurm::submissions(out).is_empty() {
+        return Ok(());
+    }
+    let seen = slurm::ledger::look(out).map_err(|e| {
+        anyhow::anyhow!(
+            "{} was submitted to a cluster and its tasks cannot be asked about ({e}): run this bench where squeue works, or with --cluster slurm",
+            out.display()
+        )
+    })?;
+    let open: Vec<String> = slurm::ledger::latest(&seen)
+        .into_values()
+        .filter(|s| !s.state.ended())
+        .map(|s| format!("{} ({})", s.instance_id, s.state.words()))
+        .collect();
+    anyhow::ensure!(
+        open.is_empty(),
+        "{} has tasks on the cluster: {}; a local bench would run them twice. Follow them with the same bench and --cluster slurm, or stop them with `evootter bench --cancel {}`",
+        out.display(),
+        open.join(", "),
+        out.display()
+    );
+    Ok(())
+}
+
 /// Writes the job script and submits `rows` as one array, recorded in OUT.
 fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
@@ -238,7 +265,16 @@ async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<(
                 over.insert(key.clone());
             }
             let words = if !ended {
-                s.state.words()
+                match s.state.start_unix {
+                    Some(t) if s.state.running() => {
+                        format!(
+                            "{} since {}",
+                            s.state.words(),
+                            evootter::clock::utc_label(t)
+                        )
+                    }
+                    _ => s.state.words(),
+                }
             } else if finished(out, id) {
                 format!("{}, its result written", ended_words(&s.state))
             } else if retried.get(&row).copied().unwrap_or(0) < c.retries {

@@ -206,6 +206,9 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         return super::bench_cluster::run(&a.cluster_options(), batch).await;
     }
     let out = batch.out.clone();
+    if a.row.is_none() {
+        super::bench_cluster::refuse_local_while_on_cluster(&out)?;
+    }
     if a.tui
         && let Some(code) = super::tui_cmd::need_terminal("bench --tui")
     {
