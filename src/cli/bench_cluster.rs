@@ -208,6 +208,9 @@ pub fn refuse_local_while_on_cluster(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How long following waits on a scheduler that does not answer before it gives up.
+const SILENCE: Duration = Duration::from_secs(120);
+
 /// Writes the job script and submits `rows` as one array, recorded in OUT.
 fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
@@ -247,8 +250,30 @@ async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<(
         .map(|(key, _)| key)
         .collect();
     let mut retried: BTreeMap<usize, usize> = BTreeMap::new();
+    // Since when the scheduler has not answered (a controller restarting is not the end).
+    let mut silent: Option<std::time::Instant> = None;
     loop {
-        let all = slurm::ledger::look(out).map_err(anyhow::Error::msg)?;
+        let all = match slurm::ledger::look(out) {
+            Ok(all) => {
+                silent = None;
+                all
+            }
+            Err(e) => {
+                let since = *silent.get_or_insert_with(|| {
+                    eprintln!("   {e}; asking again");
+                    std::time::Instant::now()
+                });
+                anyhow::ensure!(
+                    since.elapsed() < SILENCE,
+                    "the scheduler has not answered for {} s ({e}); the jobs go on: `evootter \
+                     bench` with --cluster slurm on {} follows them again",
+                    SILENCE.as_secs(),
+                    out.display()
+                );
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                continue;
+            }
+        };
         let mut open = 0;
         let mut again = vec![];
         for (row, s) in slurm::ledger::latest(&all) {
