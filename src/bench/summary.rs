@@ -80,6 +80,10 @@ pub struct Summary {
     /// Instances whose environment could not run their tests (not counted).
     #[serde(default)]
     pub environment_errors: usize,
+    /// Instances of the batch (its manifest) without a record yet: not run, stopped, or their
+    /// cluster task ended without one. Counted, as not F2P.
+    #[serde(default)]
+    pub no_result: usize,
     pub f2p: usize,
     pub tdd: usize,
     pub swt: usize,
@@ -174,7 +178,22 @@ pub fn line(id: &str, status: &str, report: &serde_json::Value, score: Option<&S
     line
 }
 
-/// Reads every `INSTANCE/instance.json` (and its report) under `dir`.
+/// The instance ids the batch's manifest (`batch.json`) lists, in its order.
+fn manifest_ids(dir: &Path) -> Vec<String> {
+    let v: serde_json::Value = std::fs::read(dir.join("batch.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    v["instances"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Reads every `INSTANCE/instance.json` (and its report) under `dir`, and counts the
+/// manifest's instances that have none.
 pub fn read(dir: &Path) -> std::io::Result<Summary> {
     let mut records = vec![];
     for e in std::fs::read_dir(dir)?.flatten() {
@@ -244,6 +263,22 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         }
         s.lines.push(line);
     }
+    // The batch's instances that have no record: counted, so that a rate is over the batch.
+    let have: std::collections::BTreeSet<String> =
+        s.lines.iter().map(|l| l.instance_id.clone()).collect();
+    for id in manifest_ids(dir)
+        .into_iter()
+        .filter(|id| !have.contains(id))
+    {
+        s.instances += 1;
+        s.counted += 1;
+        s.no_result += 1;
+        s.lines.push(Line {
+            instance_id: id,
+            status: "no result".into(),
+            ..Default::default()
+        });
+    }
     let rate = |n: usize| {
         if s.counted == 0 {
             0.0
@@ -310,19 +345,28 @@ pub fn table(s: &Summary) -> String {
             l.coverage
                 .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
             l.model_calls,
-            cost(l.cost_usd),
+            if l.status == "no result" {
+                "-".into()
+            } else {
+                cost(l.cost_usd)
+            },
             l.executions,
             l.wall_seconds
         ));
     }
     let cuts: Vec<String> = s.cuts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     out.push_str(&format!(
-        "\n{} instances, {} counted ({} unsound and {} environment errors not counted; {} errors): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
+        "\n{} instances, {} counted ({} unsound and {} environment errors not counted; {} errors{}): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
         s.instances,
         s.counted,
         s.unsound,
         s.environment_errors,
         s.errors,
+        if s.no_result > 0 {
+            format!(", {} without a result", s.no_result)
+        } else {
+            String::new()
+        },
         s.f2p,
         s.f2p_rate * 100.0,
         s.tdd,

@@ -56,6 +56,19 @@ fn task_args() -> Vec<String> {
     out
 }
 
+/// This command line without `--slurm-detach`: the bench that follows the batch's jobs.
+fn follow_command() -> String {
+    std::iter::once("evootter".to_string())
+        .chain(
+            std::env::args()
+                .skip(1)
+                .filter(|a| a != "--slurm-detach")
+                .map(|a| slurm::quote(&a)),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether an instance has a result a rerun would not change (done, unsound, or an
 /// environment that cannot run its tests).
 fn finished(out: &Path, id: &str) -> bool {
@@ -65,14 +78,66 @@ fn finished(out: &Path, id: &str) -> bool {
         .is_some_and(|r| !matches!(r.status, summary::Status::Error { .. }))
 }
 
-pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
+/// The flags a batch spread over processes on different nodes cannot honour, each with why.
+pub fn refuse(c: &ClusterArgs) -> anyhow::Result<()> {
+    let Some(flag) = c.refused.first() else {
+        return Ok(());
+    };
+    let why = match *flag {
+        "--llm-batch" => {
+            "a provider batch gathers the calls of instances in one process, and on a cluster \
+             each instance is a process of its own on its node; run without it"
+        }
+        "--budget-usd-total" => {
+            "a total budget is kept by one process over every instance, and on a cluster each \
+             instance is a process of its own on its node; --budget-usd-per-instance works there"
+        }
+        "--tui" => {
+            "the instances run on the cluster's nodes, not behind this screen; `evootter open \
+             OUT` shows the batch and its tasks live"
+        }
+        _ => "each cluster task gets its own --row; run without it",
+    };
+    anyhow::bail!("{flag} cannot go with --cluster: {why}")
+}
+
+/// `bench --cancel OUT`: cancels this batch's jobs that still have a task pending or running,
+/// and nothing else.
+pub fn cancel(out: &Path) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
-        c.refused.is_empty(),
-        "{} cannot go with --cluster: the instances run in separate processes on different \
-         nodes, which share no model client, budget or screen; run without it (a budget per \
-         instance, --budget-usd-per-instance, works on a cluster)",
-        c.refused.join(", ")
+        out.is_dir(),
+        "{} is not a directory: --cancel takes a batch's --out",
+        out.display()
     );
+    let subs = slurm::submissions(out);
+    if subs.is_empty() {
+        println!(
+            "{} was never submitted to a cluster: nothing to cancel",
+            out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let seen = slurm::ledger::look(out).map_err(anyhow::Error::msg)?;
+    let open: std::collections::BTreeSet<&str> = seen
+        .values()
+        .filter(|s| !s.state.ended())
+        .map(|s| s.job_id.as_str())
+        .collect();
+    let jobs: Vec<String> = subs
+        .into_iter()
+        .map(|s| s.job_id)
+        .filter(|j| open.contains(j.as_str()))
+        .collect();
+    if jobs.is_empty() {
+        println!("none of this batch's tasks is pending or running: nothing to cancel");
+        return Ok(ExitCode::SUCCESS);
+    }
+    slurm::cancel(&jobs).map_err(anyhow::Error::msg)?;
+    println!("cancelled this batch's jobs: {}", jobs.join(", "));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     let out = b.out.clone();
     let sdir = slurm::dir(&out);
     std::fs::create_dir_all(&sdir).map_err(|e| {
@@ -138,22 +203,24 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
         submit(c, &out, &ids, &to_run)?;
     }
     if c.detach {
-        eprintln!(
-            "the jobs go on: `evootter bench` on {} again follows them, `evootter bench --cancel \
-             {}` stops them",
-            out.display(),
-            out.display()
-        );
+        if !in_flight.is_empty() || !to_run.is_empty() {
+            eprintln!(
+                "the jobs go on: `evootter open {out}` watches them; `{}` follows them and writes \
+                 the summary when they end; `evootter bench --cancel {out}` stops them",
+                follow_command(),
+                out = out.display(),
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     tokio::select! {
         r = follow(c, &out, &ids) => r?,
         _ = tokio::signal::ctrl_c() => {
             eprintln!(
-                "\nthe jobs go on: `evootter open {}` watches them, `evootter bench --cancel {}` \
-                 stops them",
-                out.display(),
-                out.display()
+                "\nthe jobs go on: `evootter open {out}` watches them; `{}` follows them again and \
+                 writes the summary when they end; `evootter bench --cancel {out}` stops them",
+                follow_command(),
+                out = out.display(),
             );
             return Ok(ExitCode::from(130));
         }
@@ -216,7 +283,10 @@ fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow
     let exe = std::env::current_exe()?;
     let cwd = std::env::current_dir()?;
     let script = slurm::dir(out).join("job.sh");
-    std::fs::write(&script, slurm::job_script(&exe, &cwd, &task_args(), out))?;
+    std::fs::write(
+        &script,
+        slurm::job_script(&exe, &cwd, &task_args(), out, &c.slurm),
+    )?;
     let job = slurm::submit(&script, rows, &c.slurm).map_err(anyhow::Error::msg)?;
     let names: Vec<String> = rows.iter().map(|i| ids[*i].clone()).collect();
     slurm::record(
@@ -317,7 +387,9 @@ async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<(
                     ended_words(&s.state)
                 )
             };
-            if said.get(&key) != Some(&words) {
+            // Slurm names why a task waits a moment after it is submitted: said then.
+            let no_reason_yet = s.state.state == "PENDING" && words == "pending";
+            if said.get(&key) != Some(&words) && !no_reason_yet {
                 eprintln!("   {id} (job {key}): {words}");
                 said.insert(key, words);
             }

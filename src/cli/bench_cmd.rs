@@ -193,18 +193,44 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         "--figures draws finished batches: pass it with --summary DIR... or --compare DIR_A DIR_B..."
     );
     if let Some(out) = &a.cancel {
-        let jobs = bench::slurm::cancel(out).map_err(anyhow::Error::msg)?;
-        if jobs.is_empty() {
-            println!("{} has no cluster job to cancel", out.display());
+        return super::bench_cluster::cancel(out);
+    }
+    let slurm_flags: Vec<&str> = [
+        (a.slurm_partition.is_some(), "--slurm-partition"),
+        (a.slurm_account.is_some(), "--slurm-account"),
+        (a.slurm_time.is_some(), "--slurm-time"),
+        (a.slurm_cpus_per_task.is_some(), "--slurm-cpus-per-task"),
+        (a.slurm_mem.is_some(), "--slurm-mem"),
+        (a.slurm_max_running.is_some(), "--slurm-max-running"),
+        (!a.slurm_arg.is_empty(), "--slurm-arg"),
+        (a.slurm_detach, "--slurm-detach"),
+        (a.slurm_retries > 0, "--slurm-retries"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    anyhow::ensure!(
+        a.cluster.is_some() || slurm_flags.is_empty(),
+        "{} {} --cluster slurm: without it the batch would run here, on this machine",
+        slurm_flags.join(", "),
+        if slurm_flags.len() == 1 {
+            "needs"
         } else {
-            println!("cancelled this batch's jobs: {}", jobs.join(", "));
+            "need"
         }
-        return Ok(ExitCode::SUCCESS);
+    );
+    anyhow::ensure!(
+        a.slurm_max_running != Some(0),
+        "--slurm-max-running 0 would run no task: give at least 1 (or leave it out for no limit)"
+    );
+    if a.cluster.is_some() {
+        // Before the batch's own checks: a flag a cluster cannot honour is named first.
+        let c = a.cluster_options();
+        super::bench_cluster::refuse(&c)?;
+        let batch = batch_of(&a)?;
+        return super::bench_cluster::run(&c, batch).await;
     }
     let batch = batch_of(&a)?;
-    if a.cluster.is_some() {
-        return super::bench_cluster::run(&a.cluster_options(), batch).await;
-    }
     let out = batch.out.clone();
     if a.row.is_none() {
         super::bench_cluster::refuse_local_while_on_cluster(&out)?;

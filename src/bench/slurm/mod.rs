@@ -46,30 +46,69 @@ pub fn dir(out: &Path) -> PathBuf {
     out.join("slurm")
 }
 
-/// The job script: each task runs its row with `exe` and `args` (the batch's own options)
-/// from `cwd`, its output in `OUT/slurm/JOB_TASK.log`.
-pub fn job_script(exe: &Path, cwd: &Path, args: &[String], out: &Path) -> String {
-    let quote = |s: &str| {
-        if s.chars()
+/// A word as the shell reads it: as is when plain, else in single quotes.
+pub fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
-        {
-            s.to_string()
-        } else {
-            format!("'{}'", s.replace('\'', "'\\''"))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// sbatch's options for `o` (without the array): `--partition=ci`, `--time=2:00:00`, ...
+fn sbatch_options(o: &SlurmOptions) -> Vec<String> {
+    let mut v = vec![];
+    for (flag, value) in [
+        ("--partition", &o.partition),
+        ("--account", &o.account),
+        ("--time", &o.time),
+        ("--mem", &o.mem),
+    ] {
+        if let Some(value) = value {
+            v.push(format!("{flag}={value}"));
         }
-    };
+    }
+    if let Some(n) = o.cpus_per_task {
+        v.push(format!("--cpus-per-task={n}"));
+    }
+    v.extend(o.args.iter().cloned());
+    v
+}
+
+/// The job script: each task runs its row with `exe` and `args` (the batch's own options)
+/// from `cwd`, its output in `OUT/slurm/JOB_TASK.log`. The batch's sbatch options are its
+/// `#SBATCH` lines, so that a submission by hand asks the cluster for the same.
+pub fn job_script(exe: &Path, cwd: &Path, args: &[String], out: &Path, o: &SlurmOptions) -> String {
     let logs = dir(out).join("%A_%a.log");
     let line: Vec<String> = std::iter::once(exe.display().to_string())
         .chain(args.iter().cloned())
         .map(|a| quote(&a))
         .collect();
+    let job_name = format!(
+        "evootter-{}",
+        out.file_name()
+            .map_or("batch".into(), |n| n.to_string_lossy())
+            .replace(
+                |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_',
+                "-"
+            )
+    );
+    let options: String = sbatch_options(o)
+        .iter()
+        .map(|a| format!("#SBATCH {a}\n"))
+        .collect();
     format!(
         "#!/bin/sh\n\
          # evootter bench on Slurm: array task N runs row N of the batch as a local bench\n\
-         # would (written by `evootter bench --cluster slurm`; submit again by hand with\n\
-         # `sbatch --array=ROWS {script}`).\n\
-         #SBATCH --job-name=evootter\n\
+         # would (written by `evootter bench --cluster slurm`). Submitted by hand\n\
+         # (`sbatch --array=ROWS {script}`), a job is not in OUT/slurm/jobs.json: a following\n\
+         # bench neither waits for it nor cancels it, so submit by hand only while none runs.\n\
+         #SBATCH --job-name={job_name}\n\
          #SBATCH --output={logs}\n\
+         {options}\
          cd {cwd} || exit 1\n\
          exec {line} --row \"$SLURM_ARRAY_TASK_ID\"\n",
         script = dir(out).join("job.sh").display(),
@@ -91,20 +130,7 @@ pub fn submit(script: &Path, rows: &[usize], o: &SlurmOptions) -> Result<String,
     }
     let mut c = Command::new("sbatch");
     c.arg("--parsable").arg(format!("--array={array}"));
-    for (flag, v) in [
-        ("--partition", &o.partition),
-        ("--account", &o.account),
-        ("--time", &o.time),
-        ("--mem", &o.mem),
-    ] {
-        if let Some(v) = v {
-            c.arg(format!("{flag}={v}"));
-        }
-    }
-    if let Some(n) = o.cpus_per_task {
-        c.arg(format!("--cpus-per-task={n}"));
-    }
-    c.args(&o.args).arg(script);
+    c.args(sbatch_options(o)).arg(script);
     let out = c.output().map_err(|e| {
         format!("cannot run sbatch ({e}): --cluster slurm needs Slurm's commands on the PATH")
     })?;
@@ -156,20 +182,16 @@ pub fn times_submitted(out: &Path) -> BTreeMap<usize, usize> {
     n
 }
 
-/// `scancel` every job this batch submitted (and nothing else); the ids cancelled.
-pub fn cancel(out: &Path) -> Result<Vec<String>, String> {
-    let jobs: Vec<String> = submissions(out).into_iter().map(|s| s.job_id).collect();
-    if jobs.is_empty() {
-        return Ok(jobs);
-    }
+/// `scancel` these jobs (a batch's own, from its records).
+pub fn cancel(jobs: &[String]) -> Result<(), String> {
     let st = Command::new("scancel")
-        .args(&jobs)
+        .args(jobs)
         .status()
         .map_err(|e| format!("cannot run scancel ({e})"))?;
     if !st.success() {
         return Err(format!("scancel failed for {}", jobs.join(", ")));
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -183,7 +205,21 @@ mod tests {
             Path::new("/home/me/work dir"),
             &["bench".into(), "--out".into(), "/shared/out".into()],
             Path::new("/shared/out"),
+            &SlurmOptions {
+                account: Some("lab".into()),
+                time: Some("2:00:00".into()),
+                args: vec!["--qos=low".into()],
+                ..Default::default()
+            },
         );
+        for line in [
+            "#SBATCH --job-name=evootter-out",
+            "#SBATCH --account=lab",
+            "#SBATCH --time=2:00:00",
+            "#SBATCH --qos=low",
+        ] {
+            assert!(s.contains(line), "{line} in {s}");
+        }
         assert!(s.starts_with("#!/bin/sh\n"));
         assert!(s.contains("#SBATCH --output=/shared/out/slurm/%A_%a.log"));
         assert!(s.contains("cd '/home/me/work dir' || exit 1"));

@@ -23,8 +23,13 @@ pub struct TaskLine {
 }
 
 /// The lines of the batch in OUT, by instance; none for a batch that never ran on a cluster.
+/// The scheduler is asked first where it answers (a detached batch's tasks were never
+/// looked at), else the ledger's record stands.
 pub fn lines(out: &Path) -> Vec<TaskLine> {
-    let all = ledger::read(out);
+    if super::submissions(out).is_empty() {
+        return vec![];
+    }
+    let all = ledger::look(out).unwrap_or_else(|_| ledger::read(out));
     let times = super::times_submitted(out);
     let mut v: Vec<TaskLine> = ledger::latest(&all)
         .into_values()

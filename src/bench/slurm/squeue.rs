@@ -185,7 +185,8 @@ pub(super) fn parse_json(v: &serde_json::Value, job: &str) -> BTreeMap<usize, Ta
 /// Start and end times as far as they are facts: a pending task's start is Slurm's
 /// estimate, and an unended task's end its limit.
 fn with_times(mut st: TaskState, start: Option<u64>, end: Option<u64>) -> TaskState {
-    if st.state != "PENDING" {
+    // A task cancelled before it started has no node; Slurm gives it its end as start.
+    if st.state != "PENDING" && !st.node.is_empty() {
         st.start_unix = start;
     }
     if st.ended() {

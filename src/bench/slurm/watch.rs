@@ -33,31 +33,34 @@ fn by_instance(all: &BTreeMap<String, Seen>) -> BTreeMap<String, Seen> {
         .collect()
 }
 
-impl Watch {
-    /// Starts with what the ledger recorded, then asks the scheduler.
-    pub fn start(out: &Path) -> Watch {
-        let known = Arc::new(Mutex::new(Known {
-            tasks: by_instance(&ledger::read(out)),
+/// What the scheduler says now, or the ledger's record and why the scheduler could not say.
+fn ask(out: &Path) -> Known {
+    match ledger::look(out) {
+        Ok(all) => Known {
+            tasks: by_instance(&all),
             error: None,
-        }));
+        },
+        Err(e) => Known {
+            tasks: by_instance(&ledger::read(out)),
+            error: Some(e),
+        },
+    }
+}
+
+impl Watch {
+    /// Asks the scheduler once (a screen never shows a stale record first), then every two
+    /// seconds from a thread.
+    pub fn start(out: &Path) -> Watch {
+        let known = Arc::new(Mutex::new(ask(out)));
         let stop = Arc::new(AtomicBool::new(false));
         let (k, s, out): (_, _, PathBuf) = (known.clone(), stop.clone(), out.to_path_buf());
         std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
-                let now = match ledger::look(&out) {
-                    Ok(all) => Known {
-                        tasks: by_instance(&all),
-                        error: None,
-                    },
-                    Err(e) => Known {
-                        tasks: by_instance(&ledger::read(&out)),
-                        error: Some(e),
-                    },
-                };
+                std::thread::sleep(EVERY);
+                let now = ask(&out);
                 if let Ok(mut g) = k.lock() {
                     *g = now;
                 }
-                std::thread::sleep(EVERY);
             }
         });
         Watch { known, stop }
@@ -86,18 +89,19 @@ impl Watch {
             *counts.entry(word).or_default() += 1;
         }
         let said: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
-        let mut c = format!(
-            "on Slurm: {}",
-            if said.is_empty() {
-                "no task seen yet".into()
-            } else {
-                said.join(", ")
-            }
-        );
-        if let Some(e) = &g.error {
-            c.push_str(&format!(" (as last recorded: {e})"));
+        let counts = if said.is_empty() {
+            "no task recorded".into()
+        } else {
+            said.join(", ")
+        };
+        match &g.error {
+            None => format!("on Slurm: {counts}"),
+            // The whole error is long (both squeue forms): its first part says enough.
+            Some(e) => format!(
+                "on Slurm, as last recorded ({}): {counts}",
+                e.split(['(', ';']).next().unwrap_or(e).trim()
+            ),
         }
-        c
     }
 }
 

@@ -226,10 +226,15 @@ pub fn draw(f: &mut Frame, v: &BatchView, theme: &Theme, keymap: &Keymap) {
         (None, None) => String::new(),
     };
     let totals = format!(
-        "done {}, running {}, queued {}, errors {} | F2P {}/{} ({}) | TDD {:.2} | ${:.3}{budget} | {} execs | fitness decided {}/{} cuts",
+        "done {}, running {}, queued {}{}, errors {} | F2P {}/{} ({}) | TDD {:.2} | ${:.3}{budget} | {} execs | fitness decided {}/{} cuts",
         t.done,
         t.running,
         t.queued,
+        if t.stopped > 0 {
+            format!(", stopped {}", t.stopped)
+        } else {
+            String::new()
+        },
         t.errors,
         t.f2p,
         t.done,

@@ -150,6 +150,8 @@ pub struct Totals {
     pub running: usize,
     pub queued: usize,
     pub errors: usize,
+    /// Interrupted, or their cluster task ended without a result: the next bench goes on.
+    pub stopped: usize,
     pub f2p: usize,
     pub tdd_score: f64,
     pub cost_usd: f64,
@@ -212,9 +214,12 @@ impl BatchView {
             ..Default::default()
         };
         for r in shown {
+            let task_over = r.task.as_ref().is_some_and(|t| t.state.ended());
             match r.state {
                 State::Done => t.done += 1,
                 State::Running { .. } => t.running += 1,
+                State::Interrupted { .. } => t.stopped += 1,
+                State::Queued if task_over => t.stopped += 1,
                 State::Queued => t.queued += 1,
                 State::Error { .. } | State::EnvironmentError { .. } => t.errors += 1,
                 _ => {}
@@ -233,7 +238,8 @@ impl BatchView {
     pub fn replace_rows(&mut self, rows: Vec<Row>) {
         self.rows = rows;
         if self.selected.is_none() {
-            self.selected = self.rows.first().map(|r| r.id.clone());
+            // The first row shown (in the sort's order).
+            self.selected = self.shown().first().map(|r| r.id.clone());
         }
     }
 
