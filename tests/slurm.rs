@@ -485,3 +485,40 @@ fn the_batch_screen_shows_a_pending_and_a_running_task_with_its_node() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// Nothing else changes on a node: a task runs its executions in the Docker backend as a
+/// local bench does.
+#[test]
+fn a_task_runs_its_executions_in_docker_as_a_local_bench_does() {
+    let _one = one_at_a_time();
+    if !cluster_up() || !common::docker::docker_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let rows = rows_file(dir.path(), &repos, &["pagekit_orphans"]);
+    let out = dir.path().join("batch");
+    let image = common::docker::image();
+    let o = bin()
+        .args(["bench", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        .args(["--backend", "docker", "--image", &image, "--jobs", "2"])
+        .args(["--cluster", "slurm"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("its result written (F2P yes)"),
+        "{}",
+        text(&o)
+    );
+    let id = "evootter__pagekit_orphans-1";
+    let session = std::fs::read_to_string(out.join(id).join("session.json")).unwrap();
+    assert!(session.contains(&image), "the run used the image");
+    let script = std::fs::read_to_string(out.join("slurm/job.sh")).unwrap();
+    assert!(script.contains("--backend docker"), "{script}");
+}

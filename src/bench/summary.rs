@@ -568,6 +568,38 @@ mod tests {
         assert!(json.contains(r#""status":"environment_error""#), "{json}");
     }
 
+    /// An instance of the batch without a record (its cluster task cancelled, or not run yet)
+    /// is counted, as not F2P: the rates are over the whole batch.
+    #[test]
+    fn instances_without_a_result_count_in_the_rates() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        let r = InstanceRecord {
+            instance_id: "a".into(),
+            status: Status::Done,
+            score: Some(Score {
+                f2p: true,
+                ..Default::default()
+            }),
+            seconds: 1.0,
+            notes: vec![],
+        };
+        std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        std::fs::write(
+            dir.path().join("batch.json"),
+            r#"{"instances": [{"id": "a", "repo": "o/a"}, {"id": "b", "repo": "o/b"}]}"#,
+        )
+        .unwrap();
+        let s = read(dir.path()).unwrap();
+        assert_eq!((s.instances, s.counted, s.no_result, s.f2p), (2, 2, 1, 1));
+        assert!((s.f2p_rate - 0.5).abs() < 1e-9);
+        let t = table(&s);
+        assert!(t.contains("1 without a result"), "{t}");
+        let b = t.lines().find(|l| l.starts_with("b ")).unwrap();
+        assert!(b.contains("no result"), "{b}");
+    }
+
     /// A batch made with a preset says so first, as its runs' reports record it.
     #[test]
     fn the_summary_names_the_batch_s_preset() {

@@ -72,10 +72,21 @@ fn follow_command() -> String {
 /// Whether an instance has a result a rerun would not change (done, unsound, or an
 /// environment that cannot run its tests).
 fn finished(out: &Path, id: &str) -> bool {
-    std::fs::read(out.join(id).join("instance.json"))
+    result(out, id).is_some()
+}
+
+/// The instance's result in a few words (`F2P yes`, `unsound`), once it has one.
+fn result(out: &Path, id: &str) -> Option<String> {
+    let r = std::fs::read(out.join(id).join("instance.json"))
         .ok()
-        .and_then(|b| serde_json::from_slice::<summary::InstanceRecord>(&b).ok())
-        .is_some_and(|r| !matches!(r.status, summary::Status::Error { .. }))
+        .and_then(|b| serde_json::from_slice::<summary::InstanceRecord>(&b).ok())?;
+    match (&r.status, &r.score) {
+        (summary::Status::Error { .. }, _) => None,
+        (summary::Status::Done, Some(s)) => {
+            Some(format!("F2P {}", if s.f2p { "yes" } else { "no" }))
+        }
+        (s, _) => Some(summary::status_name(s).replace('_', " ")),
+    }
 }
 
 /// The flags a batch spread over processes on different nodes cannot honour, each with why.
@@ -370,8 +381,8 @@ async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<(
                     }
                     _ => s.state.words(),
                 }
-            } else if finished(out, id) {
-                format!("{}, its result written", ended_words(&s.state))
+            } else if let Some(r) = result(out, id) {
+                format!("{}, its result written ({r})", ended_words(&s.state))
             } else if retried.get(&row).copied().unwrap_or(0) < c.retries {
                 let n = retried.entry(row).or_default();
                 *n += 1;
