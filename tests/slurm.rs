@@ -522,3 +522,83 @@ fn a_task_runs_its_executions_in_docker_as_a_local_bench_does() {
     let script = std::fs::read_to_string(out.join("slurm/job.sh")).unwrap();
     assert!(script.contains("--backend docker"), "{script}");
 }
+
+/// A task over its time limit (a model call that does not come back): Slurm ends it, the
+/// following bench submits it again (`--slurm-retries 1`), and it resumes its session: no
+/// call answered before is asked again.
+#[test]
+fn a_task_over_its_time_limit_is_submitted_again_and_pays_no_call_twice() {
+    use crate::mock_http::scripted::{Wire, serve_script_stalling_times};
+    let _one = one_at_a_time();
+    if !cluster_up() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    let rows = rows_file(dir.path(), &repos, &["envconf_errors"]);
+    let out = dir.path().join("batch");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let script = root().join("examples/envconf_errors/llm_script.json");
+    // The first crossover call is never answered; asked again, it is.
+    let server = rt.block_on(serve_script_stalling_times(
+        &script,
+        Wire::Anthropic,
+        Some("parent tests meant to reproduce it"),
+        1,
+    ));
+    let mut c = bin();
+    c.args(["bench", "--instances"])
+        .arg(&rows)
+        .arg("--repos")
+        .arg(&repos)
+        .arg("--out")
+        .arg(&out)
+        // Slurm's smallest limit: a minute (it ends the task within a few seconds after).
+        .args([
+            "--cluster",
+            "slurm",
+            "--slurm-time=0:01",
+            "--slurm-retries",
+            "1",
+        ]);
+    Wire::Anthropic.talk(
+        &mut c,
+        &server.base_url,
+        crate::workflow_http::KEY,
+        dir.path(),
+    );
+    let o = c.output().unwrap();
+    let err = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("timeout on n") && err.contains("no result: submitted again (retry 1 of 1)"),
+        "{err}"
+    );
+    assert!(err.contains("its result written (F2P yes)"), "{err}");
+    let jobs = slurm_jobs(&out);
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    let log = std::fs::read_to_string(out.join(format!("slurm/{}_0.log", jobs[1]))).unwrap();
+    assert!(
+        log.contains("resumed evootter__envconf_errors-1 from its session"),
+        "{log}"
+    );
+    // Every call the session holds was asked once; the stalled one twice.
+    let session = read_json(&out.join("evootter__envconf_errors-1/session.json"));
+    let held = session["llm_calls"].as_array().unwrap().len();
+    assert_eq!(
+        server.count(),
+        held + 1,
+        "asked {} for {held}",
+        server.count()
+    );
+    let ledger = read_json(&out.join("slurm/tasks.json"));
+    assert_eq!(
+        ledger[format!("{}_0", jobs[0])]["state"],
+        "TIMEOUT",
+        "{ledger:#}"
+    );
+    // The API key is in no file the batch wrote.
+    let script_text = std::fs::read_to_string(out.join("slurm/job.sh")).unwrap();
+    assert!(!script_text.contains(crate::workflow_http::KEY));
+    assert!(!log.contains(crate::workflow_http::KEY));
+}

@@ -340,6 +340,15 @@ async fn run_only(
     let (id, record, fields) = match row {
         Ok(row) => {
             let dir = b.out.join(&row.instance_id);
+            // Another process runs it (a job submitted by hand beside the batch's): it is
+            // left to that one, and nothing of it is written from here.
+            if crate::outdir::is_locked(&dir) {
+                return Err(BatchError::Row(format!(
+                    "{} is being run by another process now (its directory is locked): this \
+                     task leaves it to that one",
+                    row.instance_id
+                )));
+            }
             let _ = progress.send(Progress::Started {
                 instance: row.instance_id.clone(),
                 resumes: resumes(&dir),

@@ -146,13 +146,27 @@ pub async fn serve_script_stalling(
     wire: Wire,
     stall: Option<&'static str>,
 ) -> MockServer {
+    serve_script_stalling_times(script, wire, stall, usize::MAX).await
+}
+
+/// As [`serve_script_stalling`], but only the first `times` such requests stall; later ones
+/// are answered (a provider slow once).
+pub async fn serve_script_stalling_times(
+    script: &Path,
+    wire: Wire,
+    stall: Option<&'static str>,
+    times: usize,
+) -> MockServer {
     // The very replay rule of `--llm scripted:`: the first unused reply of the step whose
     // `match` fits the prompt.
     let model = ScriptedModel::from_file(script).unwrap();
+    let stalled = std::sync::atomic::AtomicUsize::new(0);
     MockServer::start_with(Arc::new(move |req: &Seen, _| {
         let body = req.json();
         let prompt = prompt_text(&body);
-        if stall.is_some_and(|s| prompt.contains(s)) {
+        if stall.is_some_and(|s| prompt.contains(s))
+            && stalled.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < times
+        {
             return super::Canned::Stall(std::time::Duration::from_secs(600));
         }
         let Some(step) = step_of(&prompt) else {

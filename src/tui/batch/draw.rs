@@ -557,6 +557,19 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
     if let Some(t) = &r.task {
         text.push_str(&format!("; {}", task_words(t)));
     }
+    // A queued instance has no figures yet (the table shows `-`).
+    if r.state == State::Queued {
+        text.push_str(if r.session.is_none() {
+            "; no session yet"
+        } else {
+            "; Enter opens its session"
+        });
+        return Some(
+            Paragraph::new(text)
+                .wrap(Wrap { trim: false })
+                .style(theme.style(Role::Dim)),
+        );
+    }
     text.push_str(&format!(
         // Every column of the table in words (a narrow table leaves some out).
         "; F2P {}, TDD-Bench score {:.2}, SWT-bench {}, coverage of the golden lines {}, {} of {} \
