@@ -1,4 +1,4 @@
-//! The scheduler watched for a screen: a thread asks `squeue` every two seconds (through the
+//! The scheduler watched for a screen: a thread asks `squeue` every second (through the
 //! ledger, so what it sees is kept in OUT for the summary) and keeps the last answer, so that
 //! reading the batch directory never waits on a controller. Without `squeue` on this machine,
 //! or when it fails, the ledger's last record stands in, and the caption says so.
@@ -24,7 +24,7 @@ pub struct Watch {
     stop: Arc<AtomicBool>,
 }
 
-const EVERY: Duration = Duration::from_secs(2);
+const EVERY: Duration = Duration::from_secs(1);
 
 fn by_instance(all: &BTreeMap<String, Seen>) -> BTreeMap<String, Seen> {
     ledger::latest(all)
@@ -48,8 +48,8 @@ fn ask(out: &Path) -> Known {
 }
 
 impl Watch {
-    /// Asks the scheduler once (a screen never shows a stale record first), then every two
-    /// seconds from a thread.
+    /// Asks the scheduler once (a screen never shows a stale record first), then every
+    /// second from a thread.
     pub fn start(out: &Path) -> Watch {
         let known = Arc::new(Mutex::new(ask(out)));
         let stop = Arc::new(AtomicBool::new(false));
