@@ -81,7 +81,7 @@ fn a_batch_on_the_cluster_gives_the_local_verdicts_from_several_nodes() {
         &["--cluster", "slurm", "--slurm-cpus-per-task", &cpus()],
     );
     assert!(o.status.success(), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = text(&o);
     assert!(err.contains("submitted job"), "{err}");
     assert!(err.contains("its result written"), "{err}");
     let script = std::fs::read_to_string(on_cluster.join("slurm/job.sh")).unwrap();

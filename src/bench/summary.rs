@@ -84,6 +84,9 @@ pub struct Summary {
     /// cluster task ended without one. Counted, as not F2P.
     #[serde(default)]
     pub no_result: usize,
+    /// Instances still pending or running (a batch read while it runs): not counted yet.
+    #[serde(default)]
+    pub in_flight: usize,
     pub f2p: usize,
     pub tdd: usize,
     pub swt: usize,
@@ -178,6 +181,26 @@ pub fn line(id: &str, status: &str, report: &serde_json::Value, score: Option<&S
     line
 }
 
+/// What an instance's run spent and did, added to the batch's totals.
+fn add_spending(s: &mut Summary, line: &Line) {
+    s.model_calls += line.model_calls;
+    s.tokens_in += line.tokens_in;
+    s.tokens_out += line.tokens_out;
+    s.tokens_cache_write += line.tokens_cache_write;
+    s.tokens_cache_read += line.tokens_cache_read;
+    s.calls_in_provider_batches += line.calls_in_provider_batches;
+    s.cost_usd = match (s.cost_usd, line.cost_usd, line.model_calls) {
+        (Some(a), Some(b), _) => Some(a + b),
+        (Some(a), None, 0) => Some(a),
+        _ => None,
+    };
+    s.executions += line.executions;
+    s.wall_seconds += line.wall_seconds;
+    for (k, v) in &line.cuts {
+        *s.cuts.entry(k.clone()).or_default() += v;
+    }
+}
+
 /// The instance ids the batch's manifest (`batch.json`) lists, in its order.
 fn manifest_ids(dir: &Path) -> Vec<String> {
     let v: serde_json::Value = std::fs::read(dir.join("batch.json"))
@@ -240,22 +263,7 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         s.f2p += usize::from(line.f2p);
         s.tdd += usize::from(line.tdd);
         s.swt += usize::from(line.swt);
-        s.model_calls += line.model_calls;
-        s.tokens_in += line.tokens_in;
-        s.tokens_out += line.tokens_out;
-        s.tokens_cache_write += line.tokens_cache_write;
-        s.tokens_cache_read += line.tokens_cache_read;
-        s.calls_in_provider_batches += line.calls_in_provider_batches;
-        s.cost_usd = match (s.cost_usd, line.cost_usd, line.model_calls) {
-            (Some(a), Some(b), _) => Some(a + b),
-            (Some(a), None, 0) => Some(a),
-            _ => None,
-        };
-        s.executions += line.executions;
-        s.wall_seconds += line.wall_seconds;
-        for (k, v) in &line.cuts {
-            *s.cuts.entry(k.clone()).or_default() += v;
-        }
+        add_spending(&mut s, &line);
         for (kind, (n, killed)) in r.score.iter().flat_map(|sc| &sc.golden_kills) {
             let e = s.golden_kills.entry(kind.clone()).or_default();
             e.0 += n;
@@ -263,21 +271,38 @@ pub fn read(dir: &Path) -> std::io::Result<Summary> {
         }
         s.lines.push(line);
     }
-    // The batch's instances that have no record: counted, so that a rate is over the batch.
+    // The batch's instances that have no record: what their sessions spent counts; one that
+    // has ended (stopped, its cluster task over) counts as not F2P, so that a rate is over
+    // the batch; one still pending or running is not counted yet.
     let have: std::collections::BTreeSet<String> =
         s.lines.iter().map(|l| l.instance_id.clone()).collect();
+    let tasks = super::slurm::ledger::by_instance(&super::slurm::ledger::read(dir));
     for id in manifest_ids(dir)
         .into_iter()
         .filter(|id| !have.contains(id))
     {
+        let idir = dir.join(&id);
+        let task = tasks.get(&id);
+        let status = if crate::outdir::is_locked(&idir) || task.is_some_and(|t| t.state.running()) {
+            "running"
+        } else if task.is_some_and(|t| !t.state.ended()) {
+            "pending"
+        } else {
+            "no result"
+        };
+        let report = crate::engine::SessionDoc::load(&idir.join(crate::outdir::SESSION_FILE))
+            .map(|doc| crate::engine::report::report(&doc))
+            .unwrap_or_default();
+        let line = line(&id, status, &report, None);
+        add_spending(&mut s, &line);
         s.instances += 1;
-        s.counted += 1;
-        s.no_result += 1;
-        s.lines.push(Line {
-            instance_id: id,
-            status: "no result".into(),
-            ..Default::default()
-        });
+        if status == "no result" {
+            s.counted += 1;
+            s.no_result += 1;
+        } else {
+            s.in_flight += 1;
+        }
+        s.lines.push(line);
     }
     let rate = |n: usize| {
         if s.counted == 0 {
@@ -345,28 +370,28 @@ pub fn table(s: &Summary) -> String {
             l.coverage
                 .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
             l.model_calls,
-            if l.status == "no result" {
-                "-".into()
-            } else {
-                cost(l.cost_usd)
-            },
+            cost(l.cost_usd),
             l.executions,
             l.wall_seconds
         ));
     }
     let cuts: Vec<String> = s.cuts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     out.push_str(&format!(
-        "\n{} instances, {} counted ({} unsound and {} environment errors not counted; {} errors{}): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
+        "\n{} instance{}, {} counted ({} unsound and {} environment errors not counted; {} errors{}): F2P {} ({:.0}%), TDD-Bench {} ({:.0}%, coverage-weighted score {:.1}%), SWT-bench {} ({:.0}%){}\n",
         s.instances,
+        if s.instances == 1 { "" } else { "s" },
         s.counted,
         s.unsound,
         s.environment_errors,
         s.errors,
-        if s.no_result > 0 {
-            format!(", {} without a result", s.no_result)
-        } else {
-            String::new()
-        },
+        [
+            (s.no_result, "without a result"),
+            (s.in_flight, "still pending or running, not counted yet"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!(", {n} {w}"))
+        .collect::<String>(),
         s.f2p,
         s.f2p_rate * 100.0,
         s.tdd,

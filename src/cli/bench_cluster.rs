@@ -56,9 +56,15 @@ fn task_args() -> Vec<String> {
     out
 }
 
-/// This command line without `--slurm-detach`: the bench that follows the batch's jobs.
+/// This command line without `--slurm-detach`, from the directory it ran in and with this
+/// binary's path: the bench that follows the batch's jobs (and submits again what ended
+/// without a result).
 fn follow_command() -> String {
-    std::iter::once("evootter".to_string())
+    let here = std::env::current_dir().map_or(String::new(), |d| {
+        format!("cd {} && ", slurm::quote(&d.display().to_string()))
+    });
+    let exe = std::env::current_exe().map_or("evootter".into(), |e| e.display().to_string());
+    let line = std::iter::once(slurm::quote(&exe))
         .chain(
             std::env::args()
                 .skip(1)
@@ -66,7 +72,8 @@ fn follow_command() -> String {
                 .map(|a| slurm::quote(&a)),
         )
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    format!("{here}{line}")
 }
 
 /// Whether an instance has a result a rerun would not change (done, unsound, or an
@@ -129,9 +136,10 @@ pub fn cancel(out: &Path) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let seen = slurm::ledger::look(out).map_err(anyhow::Error::msg)?;
+    // A task completing is ending already: cancelling it again would say nothing new.
     let open: std::collections::BTreeSet<&str> = seen
         .values()
-        .filter(|s| !s.state.ended())
+        .filter(|s| !s.state.ended() && s.state.state != "COMPLETING")
         .map(|s| s.job_id.as_str())
         .collect();
     let jobs: Vec<String> = subs
@@ -239,11 +247,16 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
     let records = bench::finish(&b)?;
     let s = summary::read(&out)?;
     print!("{}", summary::table(&s));
-    let unfinished = ids.iter().filter(|id| !finished(&out, id)).count();
-    if unfinished > 0 {
+    let unfinished: Vec<&str> = ids
+        .iter()
+        .filter(|id| !finished(&out, id))
+        .map(String::as_str)
+        .collect();
+    if !unfinished.is_empty() {
         eprintln!(
-            "{unfinished} instance(s) ended without a result; `evootter bench` with the same \
-             options submits them again (their sessions resume)"
+            "ended without a result: {}; `{}` submits them again (their sessions resume)",
+            unfinished.join(", "),
+            follow_command()
         );
         return Ok(ExitCode::from(1));
     }
@@ -298,7 +311,15 @@ fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow
         &script,
         slurm::job_script(&exe, &cwd, &task_args(), out, &c.slurm),
     )?;
-    let job = slurm::submit(&script, rows, &c.slurm).map_err(anyhow::Error::msg)?;
+    // The batch's jobs with a task still open (a resubmission waits for them under a limit).
+    let open: Vec<String> = slurm::ledger::latest(&slurm::ledger::read(out))
+        .into_values()
+        .filter(|s| !s.state.ended())
+        .map(|s| s.job_id.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let job = slurm::submit(&script, rows, &c.slurm, &open).map_err(anyhow::Error::msg)?;
     let names: Vec<String> = rows.iter().map(|i| ids[*i].clone()).collect();
     slurm::record(
         out,
@@ -309,7 +330,8 @@ fn submit(c: &ClusterArgs, out: &Path, ids: &[String], rows: &[usize]) -> anyhow
             submitted_unix: evootter::clock::now_unix(),
         },
     )?;
-    eprintln!(
+    // On stdout: a script that submits can read the job id.
+    println!(
         "submitted job {job}: {} task{} ({}); the job script is {}",
         rows.len(),
         if rows.len() == 1 { "" } else { "s" },
@@ -372,7 +394,7 @@ async fn follow(c: &ClusterArgs, out: &Path, ids: &[String]) -> anyhow::Result<(
             }
             let words = if !ended {
                 match s.state.start_unix {
-                    Some(t) if s.state.running() => {
+                    Some(t) if s.state.state == "RUNNING" => {
                         format!(
                             "{} since {}",
                             s.state.words(),

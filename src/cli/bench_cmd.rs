@@ -232,7 +232,9 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let batch = batch_of(&a)?;
     let out = batch.out.clone();
-    if a.row.is_none() {
+    // A cluster task runs its own row (Slurm names it); any other local bench on a batch
+    // with tasks on the cluster could run one of them twice.
+    if a.row.is_none() || std::env::var_os("SLURM_ARRAY_TASK_ID").is_none() {
         super::bench_cluster::refuse_local_while_on_cluster(&out)?;
     }
     if a.tui

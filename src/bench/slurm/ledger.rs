@@ -111,6 +111,14 @@ pub fn latest(all: &BTreeMap<String, Seen>) -> BTreeMap<usize, &Seen> {
     out
 }
 
+/// Each instance's latest task, by instance id.
+pub fn by_instance(all: &BTreeMap<String, Seen>) -> BTreeMap<String, Seen> {
+    latest(all)
+        .into_values()
+        .map(|s| (s.instance_id.clone(), s.clone()))
+        .collect()
+}
+
 fn job_number(id: &str) -> u64 {
     id.parse().unwrap_or(0)
 }

@@ -118,8 +118,15 @@ pub fn job_script(exe: &Path, cwd: &Path, args: &[String], out: &Path, o: &Slurm
     )
 }
 
-/// `sbatch --parsable --array=ROWS%K ...`: the job id.
-pub fn submit(script: &Path, rows: &[usize], o: &SlurmOptions) -> Result<String, String> {
+/// `sbatch --parsable --array=ROWS%K ...`: the job id. With a limit K and earlier jobs of
+/// the batch still open (`after`), the new array waits for them (`--dependency=afterany`),
+/// so that the batch never has more than K tasks at once: `%K` holds within one array only.
+pub fn submit(
+    script: &Path,
+    rows: &[usize],
+    o: &SlurmOptions,
+    after: &[String],
+) -> Result<String, String> {
     let mut array = rows
         .iter()
         .map(usize::to_string)
@@ -130,14 +137,26 @@ pub fn submit(script: &Path, rows: &[usize], o: &SlurmOptions) -> Result<String,
     }
     let mut c = Command::new("sbatch");
     c.arg("--parsable").arg(format!("--array={array}"));
+    if o.max_running.is_some() && !after.is_empty() {
+        c.arg(format!("--dependency=afterany:{}", after.join(":")));
+    }
     c.args(sbatch_options(o)).arg(script);
     let out = c.output().map_err(|e| {
         format!("cannot run sbatch ({e}): --cluster slurm needs Slurm's commands on the PATH")
     })?;
     if !out.status.success() {
+        let asked = sbatch_options(o);
         return Err(format!(
-            "sbatch refused the job: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            "sbatch refused the job: {}{}",
+            String::from_utf8_lossy(&out.stderr).trim(),
+            if asked.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (asked with {}: check the --slurm-* options that gave them)",
+                    asked.join(" ")
+                )
+            }
         ));
     }
     // `JOBID` or `JOBID;CLUSTER`.

@@ -62,7 +62,7 @@ pub fn table(lines: &[TaskLine]) -> String {
     }
     let mut out = format!(
         "\non the cluster (Slurm):\n{:<34} {:<9} {:<8} {:<24} {:>7} {:>7} {:>9}\n",
-        "instance", "task", "node", "state", "queued", "ran", "submitted"
+        "instance", "task", "node", "state", "queued", "ran", "attempts"
     );
     for l in lines {
         out += &format!(

@@ -3,7 +3,7 @@
 //! reading the batch directory never waits on a controller. Without `squeue` on this machine,
 //! or when it fails, the ledger's last record stands in, and the caption says so.
 
-use super::ledger::{self, Seen};
+use super::ledger::{self, Seen, by_instance};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,13 +25,6 @@ pub struct Watch {
 }
 
 const EVERY: Duration = Duration::from_secs(1);
-
-fn by_instance(all: &BTreeMap<String, Seen>) -> BTreeMap<String, Seen> {
-    ledger::latest(all)
-        .into_values()
-        .map(|s| (s.instance_id.clone(), s.clone()))
-        .collect()
-}
 
 /// What the scheduler says now, or the ledger's record and why the scheduler could not say.
 fn ask(out: &Path) -> Known {

@@ -570,16 +570,22 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
                 .style(theme.style(Role::Dim)),
         );
     }
+    // Verdicts are a finished instance's; the figures so far are any run's.
+    if r.state == State::Done {
+        text.push_str(&format!(
+            "; F2P {}, TDD-Bench score {:.2}, SWT-bench {}, coverage of the golden lines {}",
+            if r.f2p() { "yes" } else { "no" },
+            r.line.tdd_score,
+            if r.line.swt { "yes" } else { "no" },
+            r.line
+                .coverage
+                .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+        ));
+    }
     text.push_str(&format!(
-        // Every column of the table in words (a narrow table leaves some out).
-        "; F2P {}, TDD-Bench score {:.2}, SWT-bench {}, coverage of the golden lines {}, {} of {} \
-         cuts decided by fitness, {} model calls, {} tokens in / {} out, {} executions, wall {}",
-        if r.f2p() { "yes" } else { "no" },
-        r.line.tdd_score,
-        if r.line.swt { "yes" } else { "no" },
-        r.line
-            .coverage
-            .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+        // Every other column of the table in words (a narrow table leaves some out).
+        "; {} of {} cuts decided by fitness, {} model calls, {} tokens in / {} out, {} \
+         executions, wall {}",
         r.fitness_cuts,
         r.cuts,
         r.line.model_calls,
