@@ -165,7 +165,8 @@ pub struct RunArgs {
     /// Default: tests/, else test/, else the root.
     #[arg(long, value_name = "REL")]
     pub test_dir: Option<String>,
-    /// How many pytest executions run at once. Default: the number of cores.
+    /// How many pytest executions run at once. Default: the number of cores (in a Slurm job,
+    /// the CPUs it was given on the node).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Cap on one execution, in seconds; mutant runs get (c_old time + 1 s) x 10 within it.

@@ -31,9 +31,16 @@ pub struct Probed {
     pub syntax: Vec<String>,
 }
 
-/// Default parallelism: the machine's cores.
+/// Default parallelism: the machine's cores, or, inside a Slurm job, the CPUs the job was
+/// given on this node (`SLURM_CPUS_ON_NODE`): a cluster without CPU binding lets a task see
+/// every core, and tasks sharing a node would each start a worker per core.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let given = std::env::var("SLURM_CPUS_ON_NODE")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0);
+    given.map_or(cores, |n| n.min(cores))
 }
 
 /// Most executions a run may have at once: pytest runs are CPU-bound, so beyond a few per
