@@ -188,7 +188,23 @@ impl CellCache {
             .enumerate()
             .map(|(i, m)| (m.clone(), i))
             .collect();
-        let killed_by = crate::engine::cell_view::killed_by(gen_, &gen_.mutants, &doc.config);
+        // Before the generation is evaluated it has no scores: the kills so far are read
+        // from its cells, as fitness will count them (a live Grid shows them as they come).
+        let killed_by = if gen_.scores.is_empty() {
+            (0..width)
+                .map(|j| {
+                    (0..gen_.tests.len())
+                        .filter(|i| {
+                            cells
+                                .get(i * width + j)
+                                .is_some_and(|v| counted_kill(v, &doc.config))
+                        })
+                        .count()
+                })
+                .collect()
+        } else {
+            crate::engine::cell_view::killed_by(gen_, &gen_.mutants, &doc.config)
+        };
         let pooled: Vec<Option<&crate::mutate::Mutant>> = gen_
             .mutants
             .iter()
@@ -820,6 +836,15 @@ pub fn grid_col_header(columns: usize) -> u16 {
     };
     digits + 1
 }
+/// Whether a cell is a kill fitness counts under `config` (a flaky test's cells are not).
+fn counted_kill(v: &CellView, config: &crate::engine::RunConfig) -> bool {
+    match v {
+        CellView::Killed(c) => c.is_kill() && c.uncounted(config).is_none(),
+        CellView::Error => true,
+        _ => false,
+    }
+}
+
 /// Each cell is a glyph and a space.
 pub const GRID_CELL_WIDTH: u16 = 2;
 
@@ -838,6 +863,24 @@ mod grid_header_tests {
             4,
             "columns stop at 999 in the header"
         );
+    }
+}
+
+#[cfg(test)]
+mod killed_by_tests {
+    /// A generation not evaluated yet counts its kills from its cells as fitness will: the
+    /// same counts as its scores give once evaluated.
+    #[test]
+    fn kills_so_far_count_as_the_evaluated_ones() {
+        let doc = crate::testkit::finished_session();
+        for g in 0..doc.generations.len() {
+            let evaluated = super::CellCache::build(&doc, g, &|_| None).killed_by;
+            let mut live = doc.clone();
+            live.generations[g].scores.clear();
+            let so_far = super::CellCache::build(&live, g, &|_| None).killed_by;
+            assert_eq!(so_far, evaluated, "generation {g}");
+            assert!(evaluated.iter().any(|n| *n > 0), "the fixture kills");
+        }
     }
 }
 
