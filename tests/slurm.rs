@@ -470,13 +470,11 @@ fn the_batch_screen_shows_a_pending_and_a_running_task_with_its_node() {
             .find(|l| l.contains("pagekit"))
             .unwrap_or_else(|| panic!("{screen}"));
         assert!(pending.contains("pending"), "{screen}");
-        assert!(
-            screen.contains("Slurm task"),
-            "the selected row's task: {screen}"
-        );
+        // The selected row's task, in its details (a paragraph: wrapped at 80 columns).
+        t.wait_for_words("Slurm task", 5);
         // The pending row's reason, in its detail.
         t.keys(&["j"]);
-        t.wait_for("pending (JobArrayTaskLimit)", 10);
+        t.wait_for_words("pending (JobArrayTaskLimit)", 10);
     }
     let o = bin()
         .args(["bench", "--cancel"])

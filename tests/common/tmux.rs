@@ -42,6 +42,26 @@ impl Tmux {
         }
     }
 
+    /// Waits until the screen shows `text` as words, wherever a paragraph wraps it (runs of
+    /// white space, line ends included, read as one space); fails with the screen after
+    /// `secs`.
+    pub fn wait_for_words(&self, text: &str, secs: u64) -> String {
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want = words(text);
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if words(&s).contains(&want) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`{text}` never appeared; the screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits until the screen shows `text`; fails with the screen after `secs`.
     pub fn wait_for(&self, text: &str, secs: u64) -> String {
         let deadline = Instant::now() + Duration::from_secs(secs);
