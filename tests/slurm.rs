@@ -3,7 +3,7 @@
 //! as a local bench would, and the summary is the same. Under CI a missing cluster fails.
 
 use crate::common;
-use common::bench_rows::rows_file;
+use common::bench_rows::{bench_command, rows_file};
 use common::*;
 use std::process::Command;
 
@@ -63,13 +63,7 @@ fn a_batch_on_the_cluster_gives_the_local_verdicts_from_several_nodes() {
     let names = ["envconf_errors", "pagekit_orphans"];
     let rows = rows_file(dir.path(), &repos, &names);
     let bench = |out: &std::path::Path, extra: &[&str]| {
-        bin()
-            .args(["bench", "--instances"])
-            .arg(&rows)
-            .arg("--repos")
-            .arg(&repos)
-            .arg("--out")
-            .arg(out)
+        bench_command(&rows, &repos, out)
             .args(extra)
             .output()
             .unwrap()
@@ -143,13 +137,7 @@ fn pending_tasks_are_not_submitted_twice_and_cancel_stops_only_this_batch() {
     let rows = rows_file(dir.path(), &repos, &["envconf_errors"]);
     let out = dir.path().join("batch");
     let bench = |extra: &[&str]| {
-        bin()
-            .args(["bench", "--instances"])
-            .arg(&rows)
-            .arg("--repos")
-            .arg(&repos)
-            .arg("--out")
-            .arg(&out)
+        bench_command(&rows, &repos, &out)
             .args(["--cluster", "slurm", "--slurm-detach"])
             .args(extra)
             .output()
@@ -176,14 +164,8 @@ fn pending_tasks_are_not_submitted_twice_and_cancel_stops_only_this_batch() {
     // A second bench submits nothing that is pending; it reads squeue's text form as on a
     // cluster without `squeue --json`.
     let o = {
-        let mut c = bin();
-        c.args(["bench", "--instances"])
-            .arg(&rows)
-            .arg("--repos")
-            .arg(&repos)
-            .arg("--out")
-            .arg(&out)
-            .args(["--cluster", "slurm", "--slurm-detach"])
+        let mut c = bench_command(&rows, &repos, &out);
+        c.args(["--cluster", "slurm", "--slurm-detach"])
             .env("EVOOTTER_SQUEUE", "text");
         c.output().unwrap()
     };
@@ -201,15 +183,7 @@ fn pending_tasks_are_not_submitted_twice_and_cancel_stops_only_this_batch() {
         1
     );
     // A local bench on it would run the pending instance twice: refused.
-    let o = bin()
-        .args(["bench", "--instances"])
-        .arg(&rows)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = bench_command(&rows, &repos, &out).output().unwrap();
     assert!(!o.status.success());
     assert!(
         text(&o).contains("has tasks on the cluster: evootter__envconf_errors-1 (pending"),
@@ -316,14 +290,8 @@ fn a_killed_node_and_a_cancelled_task_lose_no_instance() {
     let rows = rows_file(dir.path(), &repos, &names);
     let out = dir.path().join("batch");
     let bench = || {
-        let mut c = bin();
-        c.args(["bench", "--instances"])
-            .arg(&rows)
-            .arg("--repos")
-            .arg(&repos)
-            .arg("--out")
-            .arg(&out)
-            .args(["--cluster", "slurm", "--slurm-cpus-per-task", &cpus()])
+        let mut c = bench_command(&rows, &repos, &out);
+        c.args(["--cluster", "slurm", "--slurm-cpus-per-task", &cpus()])
             // Slurm would requeue a task of a failed node by itself: here the batch does.
             .arg("--slurm-arg=--no-requeue");
         c
@@ -429,13 +397,7 @@ fn the_batch_screen_shows_a_pending_and_a_running_task_with_its_node() {
     let rows = rows_file(dir.path(), &repos, &["envconf_errors", "pagekit_orphans"]);
     let out = dir.path().join("batch");
     // One task at a time: the other waits on the array's limit.
-    let o = bin()
-        .args(["bench", "--instances"])
-        .arg(&rows)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
+    let o = bench_command(&rows, &repos, &out)
         .args([
             "--cluster",
             "slurm",
@@ -497,13 +459,7 @@ fn a_task_runs_its_executions_in_docker_as_a_local_bench_does() {
     let rows = rows_file(dir.path(), &repos, &["pagekit_orphans"]);
     let out = dir.path().join("batch");
     let image = common::docker::image();
-    let o = bin()
-        .args(["bench", "--instances"])
-        .arg(&rows)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
+    let o = bench_command(&rows, &repos, &out)
         .args(["--backend", "docker", "--image", &image, "--jobs", "2"])
         .args(["--cluster", "slurm"])
         .output()
@@ -544,13 +500,8 @@ fn a_task_over_its_time_limit_is_submitted_again_and_pays_no_call_twice() {
         Some("parent tests meant to reproduce it"),
         1,
     ));
-    let mut c = bin();
-    c.args(["bench", "--instances"])
-        .arg(&rows)
-        .arg("--repos")
-        .arg(&repos)
-        .arg("--out")
-        .arg(&out)
+    let mut c = bench_command(&rows, &repos, &out);
+    c
         // Slurm's smallest limit: a minute (it ends the task within a few seconds after).
         .args([
             "--cluster",

@@ -387,7 +387,7 @@ async fn run_only(
 
 /// The batch's summary and predictions from the records its instances wrote (after a
 /// cluster's tasks, each of which wrote its own), in the rows' order.
-pub fn finish(b: &Batch) -> Result<Vec<InstanceRecord>, BatchError> {
+pub fn finish(b: &Batch) -> Result<(Vec<InstanceRecord>, summary::Summary), BatchError> {
     let rows = instances::read(&b.rows).map_err(|source| BatchError::Rows {
         path: b.rows.clone(),
         source,
@@ -403,12 +403,12 @@ pub fn finish(b: &Batch) -> Result<Vec<InstanceRecord>, BatchError> {
             serde_json::from_slice(&bytes).ok()
         })
         .collect();
-    write_outputs(b, &records)?;
-    Ok(records)
+    let s = write_outputs(b, &records)?;
+    Ok((records, s))
 }
 
-/// The summary (table and JSON) and the predictions file.
-fn write_outputs(b: &Batch, records: &[InstanceRecord]) -> Result<(), BatchError> {
+/// The summary (table and JSON) and the predictions file; the summary written.
+fn write_outputs(b: &Batch, records: &[InstanceRecord]) -> Result<summary::Summary, BatchError> {
     let err = |path: PathBuf| move |source| BatchError::Out { path, source };
     let s = summary::read(&b.out).map_err(err(b.out.clone()))?;
     let json = serde_json::to_vec_pretty(&s).unwrap_or_default();
@@ -429,7 +429,7 @@ fn write_outputs(b: &Batch, records: &[InstanceRecord]) -> Result<(), BatchError
     }
     std::fs::write(b.out.join("predictions.jsonl"), pred)
         .map_err(err(b.out.join("predictions.jsonl")))?;
-    Ok(())
+    Ok(s)
 }
 
 /// Inputs the batch keeps for an instance, beside its session: the checkout, the issue, the

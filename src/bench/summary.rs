@@ -553,22 +553,33 @@ pub fn compare(a: &Summary, b: &Summary) -> String {
 mod tests {
     use super::*;
 
+    /// `DIR/ID/instance.json` with this status and score; the instance's directory.
+    fn write_record(
+        dir: &Path,
+        id: &str,
+        status: Status,
+        score: Option<Score>,
+    ) -> std::path::PathBuf {
+        let d = dir.join(id);
+        std::fs::create_dir_all(&d).unwrap();
+        let r = InstanceRecord {
+            instance_id: id.into(),
+            status,
+            score,
+            seconds: 1.0,
+            notes: vec![],
+        };
+        std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        d
+    }
+
     /// An instance whose environment cannot run its tests is counted apart: neither a failed
     /// reproduction nor an error of evootter's.
     #[test]
     fn environment_errors_are_counted_apart() {
         let dir = tempfile::tempdir().unwrap();
         let write = |id: &str, status: Status| {
-            let d = dir.path().join(id);
-            std::fs::create_dir_all(&d).unwrap();
-            let r = InstanceRecord {
-                instance_id: id.into(),
-                status,
-                score: None,
-                seconds: 1.0,
-                notes: vec![],
-            };
-            std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+            write_record(dir.path(), id, status, None);
         };
         write("a", Status::Done);
         write(
@@ -598,19 +609,15 @@ mod tests {
     #[test]
     fn instances_without_a_result_count_in_the_rates() {
         let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().join("a");
-        std::fs::create_dir_all(&d).unwrap();
-        let r = InstanceRecord {
-            instance_id: "a".into(),
-            status: Status::Done,
-            score: Some(Score {
+        write_record(
+            dir.path(),
+            "a",
+            Status::Done,
+            Some(Score {
                 f2p: true,
                 ..Default::default()
             }),
-            seconds: 1.0,
-            notes: vec![],
-        };
-        std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        );
         std::fs::write(
             dir.path().join("batch.json"),
             r#"{"instances": [{"id": "a", "repo": "o/a"}, {"id": "b", "repo": "o/b"}]}"#,
@@ -629,16 +636,7 @@ mod tests {
     #[test]
     fn the_summary_names_the_batch_s_preset() {
         let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().join("a");
-        std::fs::create_dir_all(&d).unwrap();
-        let r = InstanceRecord {
-            instance_id: "a".into(),
-            status: Status::Done,
-            score: None,
-            seconds: 1.0,
-            notes: vec![],
-        };
-        std::fs::write(d.join("instance.json"), serde_json::to_vec(&r).unwrap()).unwrap();
+        let d = write_record(dir.path(), "a", Status::Done, None);
         assert!(!table(&read(dir.path()).unwrap()).contains("preset"));
         let report = serde_json::json!({
             "preset": {"name": "paper", "set": ["--fitness paper", "--no-witnesses"]}

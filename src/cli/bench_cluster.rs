@@ -33,6 +33,21 @@ const CLUSTER_FLAGS: &[&str] = &[
     "--slurm-retries",
 ];
 
+/// The `--slurm-*` flags this command line gives, each named once.
+pub fn slurm_flags_given() -> Vec<&'static str> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    CLUSTER_FLAGS
+        .iter()
+        .chain(["--slurm-detach"].iter())
+        .filter(|f| f.starts_with("--slurm-"))
+        .filter(|f| {
+            args.iter()
+                .any(|a| a == *f || a.starts_with(&format!("{f}=")))
+        })
+        .copied()
+        .collect()
+}
+
 /// This command line without its cluster flags (with their values) and `--slurm-detach`.
 fn task_args() -> Vec<String> {
     let mut out = vec![];
@@ -244,8 +259,8 @@ pub async fn run(c: &ClusterArgs, b: Batch) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(130));
         }
     }
-    let records = bench::finish(&b)?;
-    let s = summary::read(&out)?;
+    // The summary as finish wrote it (read once: for a cluster batch it asks the scheduler).
+    let (records, s) = bench::finish(&b)?;
     print!("{}", summary::table(&s));
     let unfinished: Vec<&str> = ids
         .iter()

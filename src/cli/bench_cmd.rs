@@ -195,20 +195,7 @@ pub async fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.cancel {
         return super::bench_cluster::cancel(out);
     }
-    let slurm_flags: Vec<&str> = [
-        (a.slurm_partition.is_some(), "--slurm-partition"),
-        (a.slurm_account.is_some(), "--slurm-account"),
-        (a.slurm_time.is_some(), "--slurm-time"),
-        (a.slurm_cpus_per_task.is_some(), "--slurm-cpus-per-task"),
-        (a.slurm_mem.is_some(), "--slurm-mem"),
-        (a.slurm_max_running.is_some(), "--slurm-max-running"),
-        (!a.slurm_arg.is_empty(), "--slurm-arg"),
-        (a.slurm_detach, "--slurm-detach"),
-        (a.slurm_retries > 0, "--slurm-retries"),
-    ]
-    .into_iter()
-    .filter_map(|(given, flag)| given.then_some(flag))
-    .collect();
+    let slurm_flags = super::bench_cluster::slurm_flags_given();
     anyhow::ensure!(
         a.cluster.is_some() || slurm_flags.is_empty(),
         "{} {} --cluster slurm: without it the batch would run here, on this machine",

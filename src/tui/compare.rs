@@ -148,6 +148,19 @@ pub struct CompareView {
 }
 
 impl CompareView {
+    /// The two batches' paired rows, all shown, the first selected, as the table.
+    pub fn new(a: String, b: String, rows: Vec<Pairing>) -> Self {
+        Self {
+            a,
+            b,
+            rows,
+            filter: CompareFilter::All,
+            selected: 0,
+            quit: false,
+            figures: false,
+        }
+    }
+
     pub fn shown(&self) -> Vec<&Pairing> {
         self.rows.iter().filter(|p| self.filter.keeps(p)).collect()
     }
@@ -539,15 +552,11 @@ pub async fn browse(
     }
     let name = crate::bench::batch_dir::label;
     let mut screen = CompareScreen {
-        v: CompareView {
-            a: name(a),
-            b: name(b),
-            rows: pair_rows(BatchDir::open(a).refresh(), BatchDir::open(b).refresh()),
-            filter: CompareFilter::All,
-            selected: 0,
-            quit: false,
-            figures: false,
-        },
+        v: CompareView::new(
+            name(a),
+            name(b),
+            pair_rows(BatchDir::open(a).refresh(), BatchDir::open(b).refresh()),
+        ),
         open: None,
         hung_up: false,
         theme,
@@ -640,15 +649,7 @@ mod tests {
             row("y-2", State::Done, false, 0.75),
             row("z-3", State::Done, true, 0.5),
         ];
-        let mut v = CompareView {
-            a: "A".into(),
-            b: "B".into(),
-            rows: pair_rows(a, b),
-            filter: CompareFilter::All,
-            selected: 0,
-            quit: false,
-            figures: false,
-        };
+        let mut v = CompareView::new("A".into(), "B".into(), pair_rows(a, b));
         let changes: Vec<Change> = v.rows.iter().map(Pairing::change).collect();
         // Sorted by id: w, x, y, z.
         assert_eq!(
@@ -692,15 +693,7 @@ mod tests {
         };
         let a = vec![with_facts("x-1", false), with_facts("y-2", true)];
         let b = vec![with_facts("x-1", true), with_facts("y-2", true)];
-        let mut v = CompareView {
-            a: "A".into(),
-            b: "B".into(),
-            rows: pair_rows(a, b),
-            filter: CompareFilter::All,
-            selected: 0,
-            quit: false,
-            figures: false,
-        };
+        let mut v = CompareView::new("A".into(), "B".into(), pair_rows(a, b));
         v.act(Action::Figures, 10);
         let theme = Theme::load(None, None, true).unwrap();
         let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(170, 30)).unwrap();

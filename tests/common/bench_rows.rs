@@ -97,3 +97,15 @@ pub fn rows_file(dir: &Path, repos: &Path, names: &[&str]) -> std::path::PathBuf
     std::fs::write(&rows, lines.join("\n") + "\n").unwrap();
     rows
 }
+
+/// `evootter bench --instances ROWS --repos REPOS --out OUT`, for more options.
+pub fn bench_command(rows: &Path, repos: &Path, out: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_evootter"));
+    c.args(["bench", "--instances"])
+        .arg(rows)
+        .arg("--repos")
+        .arg(repos)
+        .arg("--out")
+        .arg(out);
+    c
+}

@@ -48,31 +48,25 @@ impl Tmux {
     pub fn wait_for_words(&self, text: &str, secs: u64) -> String {
         let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         let want = words(text);
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let s = self.screen();
-            if words(&s).contains(&want) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "`{text}` never appeared; the screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.wait_until(text, secs, |s| words(s).contains(&want))
     }
 
     /// Waits until the screen shows `text`; fails with the screen after `secs`.
     pub fn wait_for(&self, text: &str, secs: u64) -> String {
+        self.wait_until(text, secs, |s| s.contains(text))
+    }
+
+    /// The screen once `shows` holds of it; fails naming `what` after `secs`.
+    fn wait_until(&self, what: &str, secs: u64, shows: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             let s = self.screen();
-            if s.contains(text) {
+            if shows(&s) {
                 return s;
             }
             assert!(
                 Instant::now() < deadline,
-                "`{text}` never appeared; the screen:\n{s}"
+                "`{what}` never appeared; the screen:\n{s}"
             );
             std::thread::sleep(Duration::from_millis(100));
         }

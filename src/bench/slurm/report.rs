@@ -26,11 +26,12 @@ pub struct TaskLine {
 /// The scheduler is asked first where it answers (a detached batch's tasks were never
 /// looked at), else the ledger's record stands.
 pub fn lines(out: &Path) -> Vec<TaskLine> {
-    if super::submissions(out).is_empty() {
+    let subs = super::submissions(out);
+    if subs.is_empty() {
         return vec![];
     }
     let all = ledger::look(out).unwrap_or_else(|_| ledger::read(out));
-    let times = super::times_submitted(out);
+    let times = super::times_submitted(&subs);
     let mut v: Vec<TaskLine> = ledger::latest(&all)
         .into_values()
         .map(|s: &Seen| TaskLine {

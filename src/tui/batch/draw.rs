@@ -557,20 +557,8 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
     if let Some(t) = &r.task {
         text.push_str(&format!("; {}", task_words(t)));
     }
-    // A queued instance has no figures yet (the table shows `-`).
-    if r.state == State::Queued {
-        text.push_str(if r.session.is_none() {
-            "; no session yet"
-        } else {
-            "; Enter opens its session"
-        });
-        return Some(
-            Paragraph::new(text)
-                .wrap(Wrap { trim: false })
-                .style(theme.style(Role::Dim)),
-        );
-    }
-    // Verdicts are a finished instance's; the figures so far are any run's.
+    // Verdicts are a finished instance's; the figures so far are any run's (a queued
+    // instance has none: the table shows `-`).
     if r.state == State::Done {
         text.push_str(&format!(
             "; F2P {}, TDD-Bench score {:.2}, SWT-bench {}, coverage of the golden lines {}",
@@ -582,18 +570,20 @@ fn detail<'a>(v: &BatchView, shown: &[&Row], theme: &Theme) -> Option<Paragraph<
                 .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
         ));
     }
-    text.push_str(&format!(
-        // Every other column of the table in words (a narrow table leaves some out).
-        "; {} of {} cuts decided by fitness, {} model calls, {} tokens in / {} out, {} \
-         executions, wall {}",
-        r.fitness_cuts,
-        r.cuts,
-        r.line.model_calls,
-        r.line.tokens_in,
-        r.line.tokens_out,
-        r.line.executions,
-        wall(r.line.wall_seconds)
-    ));
+    if r.state != State::Queued {
+        text.push_str(&format!(
+            // Every other column of the table in words (a narrow table leaves some out).
+            "; {} of {} cuts decided by fitness, {} model calls, {} tokens in / {} out, {} \
+             executions, wall {}",
+            r.fitness_cuts,
+            r.cuts,
+            r.line.model_calls,
+            r.line.tokens_in,
+            r.line.tokens_out,
+            r.line.executions,
+            wall(r.line.wall_seconds)
+        ));
+    }
     text.push_str(match (&r.session, &r.state) {
         (None, _) => "; no session yet",
         (Some(_), State::Running { .. }) => "; Enter shows its session as it stands",
